@@ -1,0 +1,32 @@
+"""``ovos-memory-service``: run the daemon until SIGTERM or SIGINT; SIGHUP
+reloads the configuration instead of killing the process."""
+import signal
+import sys
+import threading
+
+from ovos_utils.log import LOG, init_service_logger
+
+from ovos_memory_service.service import MemoryService, _log_error, _log_ready, _log_stopping
+
+
+def main(ready_hook=_log_ready, error_hook=_log_error, stopping_hook=_log_stopping):
+    init_service_logger("memory")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        service = MemoryService(ready_hook=ready_hook, error_hook=error_hook,
+                                stopping_hook=stopping_hook)
+        signal.signal(signal.SIGHUP, lambda *_: service.reload())
+        service.start(stop)
+    except Exception as e:
+        LOG.exception("memory service failed to start")
+        error_hook(e)
+        sys.exit(1)
+    while not stop.wait(1):
+        pass
+    service.shutdown()
+
+
+if __name__ == "__main__":
+    main()

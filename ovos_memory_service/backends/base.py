@@ -1,0 +1,72 @@
+"""The one small base class every memory backend implements."""
+import abc
+from dataclasses import dataclass, field
+from typing import List
+
+from ovos_utils.log import LOG
+
+from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.reader import StoreReader
+from ovos_memory_service.scope import Scope
+from ovos_memory_service.wire import ChatMessage
+
+# keys of the seed's backends that name their own files or stores: the service
+# keeps everything in its own store, so they are accepted and ignored
+STORAGE_KEYS = ("db_path", "backend", "table", "collection", "embeddings_plugin",
+                "embeddings_config", "embeddings_db_plugin", "embeddings_db_config")
+
+
+@dataclass
+class Context:
+    """What a build returns: the messages for the chat engine, and the
+    long-term memories injected into them, best first."""
+    messages: List[ChatMessage]
+    memories: List[MemoryItem] = field(default_factory=list)
+
+
+class Backend(abc.ABC):
+    """A persona's memory strategy over the shared store.
+
+    Storing is the engine's job (SQLite is the system of record for every
+    backend); a backend decides what a context build looks like.
+    """
+    name = ""
+    # the window ``memory.history.get`` returns by default
+    max_history = 10
+
+    def __init__(self, config: dict, reader: StoreReader):
+        if not isinstance(config, dict):
+            raise ValueError(f"the {self.name} block must be an object")
+        self.config = config
+        self.reader = reader
+        ignored = [k for k in STORAGE_KEYS if k in config]
+        if ignored:
+            LOG.info(f"{self.name}: ignoring {', '.join(ignored)} "
+                     "(the memory service keeps its own store)")
+
+    @abc.abstractmethod
+    def build(self, scope: Scope, utterance: str, now: float) -> Context:
+        """Messages for ``utterance``; must not write anything."""
+
+    def after_update(self, scope: Scope, stored: List[ChatMessage]):
+        """Called in the background after turns are committed."""
+
+    def close(self):
+        """Release what the backend holds."""
+
+
+def int_key(config: dict, key: str, default: int, low: int = 0, high: int = 10_000) -> int:
+    value = config.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{key} must be an integer in [{low}, {high}], got {value!r}")
+    return value
+
+
+def optional_number(config: dict, key: str, low: float = None, high: float = None):
+    value = config.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{key} must be a number in [{low}, {high}] or null, got {value!r}")
+    return float(value)

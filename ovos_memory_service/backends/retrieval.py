@@ -1,0 +1,74 @@
+"""Shared mechanics of the retrieval backends (lexical, local-rag, composite):
+the verbatim window, the query, ``min_score``, and injecting what was recalled."""
+import abc
+from typing import List, Sequence
+
+from ovos_utils.log import LOG
+
+from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
+from ovos_memory_service.history import trim_window
+from ovos_memory_service.inject import InjectSettings, assemble, render_context, tool_call_id
+from ovos_memory_service.items import KINDS, MemoryItem
+from ovos_memory_service.scope import Scope
+
+QUERY_MODES = ("utterance", "history")
+SCOPES = {"global": "user", "session": "session"}
+
+
+class RetrievalBackend(Backend):
+    """Seed keys: ``max_history`` (10), ``retrieval.max_num_results`` (5),
+    ``retrieval.min_score`` (null; 0..1 here), ``retrieval.query_mode``
+    (utterance|history), ``retrieval.query_history_turns`` (3), ``scope``
+    (global|session), ``inject_mode``, ``system_prompt``, ``context.*`` and
+    the two templates."""
+    kinds = KINDS
+
+    def __init__(self, config, reader):
+        super().__init__(config, reader)
+        self.max_history = int_key(config, "max_history", 10)
+        retrieval = config.get("retrieval") or {}
+        if not isinstance(retrieval, dict):
+            raise ValueError("retrieval must be an object")
+        self.max_num_results = int_key(retrieval, "max_num_results", 5, 1, 50)
+        self.min_score = optional_number(retrieval, "min_score", low=0)
+        if self.min_score is not None and self.min_score > 1:
+            LOG.warning(f"{self.name}: retrieval.min_score {self.min_score} is above 1, but scores "
+                        "here are on a 0..1 scale (see the README): nothing will be recalled")
+        self.query_mode = retrieval.get("query_mode", "utterance")
+        if self.query_mode not in QUERY_MODES:
+            raise ValueError(f"retrieval.query_mode must be one of {', '.join(QUERY_MODES)}")
+        self.query_history_turns = int_key(retrieval, "query_history_turns", 3, 0, 100)
+        if config.get("scope", "global") not in SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
+        self.where = SCOPES[config.get("scope", "global")]
+        self.settings = InjectSettings.from_config(config)
+
+    @abc.abstractmethod
+    def search(self, scope: Scope, text: str, limit: int, where: str = "user",
+               kinds: Sequence[str] = KINDS, exclude_ids: Sequence[str] = (),
+               exclude_content: str = "") -> List[MemoryItem]:
+        """Up to ``limit`` memories for ``text``, best first, before ``min_score``."""
+
+    def query_text(self, utterance: str, history) -> str:
+        if self.query_mode != "history" or not self.query_history_turns:
+            return utterance
+        earlier = [t.content for t in history if t.role == "user"][-self.query_history_turns:]
+        return " ".join([*earlier, utterance])
+
+    def recall(self, scope: Scope, utterance: str, raw_window, window) -> List[MemoryItem]:
+        """What to inject: not the live window, not the utterance itself."""
+        hits = self.search(scope, self.query_text(utterance, window), self.max_num_results,
+                           where=self.where, kinds=self.kinds,
+                           exclude_ids=[t.id for t in raw_window], exclude_content=utterance)
+        if self.min_score is not None:
+            hits = [h for h in hits if h.score >= self.min_score]
+        return hits[:self.max_num_results]
+
+    def build(self, scope, utterance, now):
+        raw_window = self.reader.window(scope, now, self.max_history)
+        window = trim_window(raw_window)
+        hits = self.recall(scope, utterance, raw_window, window)
+        call_id = tool_call_id(scope.user_id, scope.persona_key, scope.session_id, utterance)
+        messages = assemble(self.settings, window, utterance, render_context(hits, self.settings),
+                            call_id=call_id)
+        return Context(messages, hits)

@@ -1,0 +1,89 @@
+"""The service's configuration: the ``memory_service`` section of mycroft.conf
+merged over the defaults below (which alone give a working, offline service).
+"""
+import copy
+import os
+from os.path import expanduser, join
+
+DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-lexical"
+
+DEFAULTS = {
+    # where the SQLite store lives; "" means $XDG_DATA_HOME/ovos-memory-service
+    "data_dir": "",
+    # language for stop words when the session carries none; "" means mycroft.conf "lang"
+    "lang": "",
+    # a new conversation starts after this long without a stored update (Memori's default)
+    "session_timeout_minutes": 30,
+    # the backend of every persona that has no configuration of its own
+    "memory_module": DEFAULT_MEMORY_MODULE,
+    # that backend's block, keyed by its name as in a persona JSON, e.g.
+    # "ovos-memory-plugin-lexical": {"max_history": 10}
+    # per-persona backends: {"<persona_id>": {"memory_module": ..., "<module>": {...}}}
+    "personas": {},
+    # map a session_id or site_id to a user_id (several satellites, one person)
+    "users": {},
+    # long-term sharing between personas of one user (attributes are always per persona)
+    "share_turns_across_personas": False,
+    "share_facts_across_personas": True,
+    # Memori's manual recall settings
+    "recall_facts_limit": 5,
+    "recall_relevance_threshold": 0.1,
+    "recall_embeddings_limit": 1000,
+    # protection against overload: requests beyond this many in flight get "unavailable"
+    "max_pending_requests": 64,
+}
+
+NUMBER_LIMITS = {
+    "session_timeout_minutes": (0.01, 60 * 24 * 365),
+    "recall_facts_limit": (1, 50),
+    "recall_relevance_threshold": (0.0, 1.0),
+    "recall_embeddings_limit": (1, 1_000_000),
+    "max_pending_requests": (1, 100_000),
+}
+
+
+def read_mycroft_conf() -> dict:
+    """The ``memory_service`` section and the global ``lang`` of mycroft.conf."""
+    from ovos_config import Configuration
+    conf = Configuration()
+    section = dict(conf.get("memory_service") or {})
+    section.setdefault("lang", conf.get("lang") or "")
+    return section
+
+
+def build_config(overrides: dict = None) -> dict:
+    """Defaults merged with ``overrides``, validated; raises ValueError naming the key."""
+    config = copy.deepcopy(DEFAULTS)
+    for key, value in (overrides or {}).items():
+        config[key] = copy.deepcopy(value)
+    validate(config)
+    return config
+
+
+def validate(config: dict):
+    for key, (low, high) in NUMBER_LIMITS.items():
+        value = config[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise ValueError(f"memory_service.{key} must be a number in [{low}, {high}], got {value!r}")
+    for key in ("personas", "users"):
+        if not isinstance(config[key], dict):
+            raise ValueError(f"memory_service.{key} must be an object")
+    for persona_id, block in config["personas"].items():
+        if not isinstance(block, dict) or not isinstance(block.get("memory_module", ""), str):
+            raise ValueError(f"memory_service.personas.{persona_id} must be an object with a memory_module")
+    if not isinstance(config["memory_module"], str) or not config["memory_module"]:
+        raise ValueError("memory_service.memory_module must be a backend name")
+
+
+def data_dir(config: dict) -> str:
+    """The data directory, read at call time so tests can move XDG_DATA_HOME."""
+    if config.get("data_dir"):
+        return expanduser(config["data_dir"])
+    base = os.environ.get("XDG_DATA_HOME") or join(expanduser("~"), ".local", "share")
+    return join(base, "ovos-memory-service")
+
+
+def default_persona_block(config: dict) -> dict:
+    """The persona-JSON-shaped block used by personas with no configuration."""
+    module = config["memory_module"]
+    return {"memory_module": module, module: config.get(module) or {}}

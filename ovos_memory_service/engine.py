@@ -1,0 +1,239 @@
+"""The memory engine: every operation of the protocol on typed arguments.
+The bus edge, the voice skill and the admin CLI all call this one object.
+"""
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import List, Optional, Sequence
+
+from ovos_utils.log import LOG
+
+from ovos_memory_service import memories
+from ovos_memory_service.backends import Backend, Context, block_for, canonical_name, create_backend
+from ovos_memory_service.config import data_dir, default_persona_block
+from ovos_memory_service.errors import InvalidRequest
+from ovos_memory_service.history import (TurnWriter, latest_conversation, live_window,
+                                         start_conversation)
+from ovos_memory_service.items import KINDS, MemoryItem
+from ovos_memory_service.reader import StoreReader
+from ovos_memory_service.scope import Scope
+from ovos_memory_service.store import open_store
+from ovos_memory_service.wire import ChatMessage
+
+REQUEST_MEMORY_S = 24 * 3600  # how long a request_id is remembered for retries
+
+
+class MemoryEngine:
+    def __init__(self, config: dict):
+        self.config = config
+        self.db = None
+        self.reader: Optional[StoreReader] = None
+        self.lock = threading.RLock()
+        self._backends = {}
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg")
+        self._pending = 0
+        self.last_background_error: Optional[str] = None
+        self._last_purge = 0.0
+
+    # ----------------------------------------------------------------- life
+    def open(self):
+        self.db = open_store(data_dir(self.config))
+        self.reader = StoreReader(self.db, self.config)
+
+    def close(self):
+        self._background.shutdown(wait=True)
+        with self.lock:
+            for backend in self._backends.values():
+                backend.close()
+            self._backends.clear()
+            if self.db is not None:
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self.db.close()
+                self.db = None
+
+    def reload(self, config: dict):
+        """Apply a new configuration (SIGHUP); the data directory stays."""
+        with self.lock:
+            if data_dir(config) != data_dir(self.config):
+                LOG.warning("data_dir changed: restart the service to move the store")
+                config = {**config, "data_dir": self.config["data_dir"]}
+            self.config = config
+            self.reader.config = config
+            for backend in self._backends.values():
+                backend.close()
+            self._backends.clear()
+
+    # ------------------------------------------------------------- personas
+    def persona_block(self, persona_id: Optional[str]) -> dict:
+        """Registered at run time, else from the config, else the default."""
+        if persona_id:
+            row = self.db.execute("SELECT memory_module, config FROM personas WHERE persona_id = ?",
+                                  [persona_id]).fetchone()
+            if row:
+                return {"memory_module": row[0], row[0]: json.loads(row[1])}
+            if persona_id in self.config["personas"]:
+                block = self.config["personas"][persona_id]
+                if block.get("memory_module"):
+                    return block
+        return default_persona_block(self.config)
+
+    def backend(self, persona_id: Optional[str]) -> Backend:
+        key = persona_id or ""
+        with self.lock:
+            if key not in self._backends:
+                block = self.persona_block(persona_id)
+                name = block["memory_module"]
+                self._backends[key] = create_backend(name, block_for(block, name), self.reader)
+            return self._backends[key]
+
+    def configure_persona(self, persona_id: str, module: str, config: dict):
+        backend = create_backend(module, config, self.reader)  # ValueError if not valid
+        with self.lock:
+            with self.db.atomic():
+                self.db.execute("INSERT OR REPLACE INTO personas (persona_id, memory_module, config, "
+                                "updated_at) VALUES (?, ?, ?, ?)",
+                                [persona_id, module, json.dumps(config), time.time()])
+            old = self._backends.pop(persona_id, None)
+            if old:
+                old.close()
+            self._backends[persona_id] = backend
+
+    # -------------------------------------------------------------- history
+    def update_history(self, scope: Scope, messages: List[ChatMessage],
+                       request_id: Optional[str] = None) -> dict:
+        """Store turns; returns once they are committed."""
+        with self.lock:
+            if memories.is_paused(self.db, scope):
+                return {"stored": 0, "ids": [], "paused": True}
+            if request_id is not None:
+                row = self.db.execute(
+                    "SELECT ids FROM update_requests WHERE user_id = ? AND persona_id = ? "
+                    "AND session_id = ? AND request_id = ?",
+                    [scope.user_id, scope.persona_key, scope.session_id, request_id]).fetchone()
+                if row:
+                    ids = json.loads(row[0])
+                    return {"stored": len(ids), "ids": ids}
+            now = time.time()
+            times = [m.created_at if m.created_at is not None else now for m in messages]
+            with self.db.atomic():
+                conv = latest_conversation(self.db, scope)
+                if conv is None or times[0] - conv["updated_at"] > self.reader.timeout_s:
+                    conv = {"id": start_conversation(self.db, scope, times[0]), "updated_at": times[0]}
+                writer = TurnWriter(self.db, scope, conv["id"], now)
+                for msg in messages:
+                    writer.add(msg)
+                self.db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?",
+                                [max(conv["updated_at"], *times), conv["id"]])
+                if request_id is not None:
+                    self.db.execute("INSERT INTO update_requests (user_id, persona_id, session_id, "
+                                    "request_id, ids, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                                    [scope.user_id, scope.persona_key, scope.session_id,
+                                     request_id, json.dumps(writer.kept_ids), now])
+            self._purge_requests(now)
+            stored = [m for m in messages if m.role in ("user", "assistant", "tool")]
+            self._after_update(scope, stored)
+            return {"stored": len(writer.kept_ids), "ids": writer.kept_ids}
+
+    def _purge_requests(self, now: float):
+        if now - self._last_purge > 3600:
+            self._last_purge = now
+            self.db.execute("DELETE FROM update_requests WHERE created_at < ?", [now - REQUEST_MEMORY_S])
+
+    def _after_update(self, scope: Scope, stored: List[ChatMessage]):
+        backend = self.backend(scope.persona_id)
+        if type(backend).after_update is Backend.after_update or not stored:
+            return
+        self._pending += 1
+
+        def job():
+            try:
+                backend.after_update(scope, stored)
+            except Exception as e:
+                LOG.exception(f"{backend.name}: background update failed")
+                self.last_background_error = f"{backend.name}: {type(e).__name__}: {e}"
+            finally:
+                self._pending -= 1
+        self._background.submit(job)
+
+    def build_context(self, scope: Scope, utterance: str) -> Context:
+        with self.lock:
+            return self.backend(scope.persona_id).build(scope, utterance, time.time())
+
+    def get_history(self, scope: Scope, limit: Optional[int] = None) -> List[ChatMessage]:
+        with self.lock:
+            if limit is None:
+                limit = self.backend(scope.persona_id).max_history
+            return live_window(self.db, scope, time.time(), self.reader.timeout_s, limit)
+
+    def new_conversation(self, scope: Scope) -> str:
+        with self.lock, self.db.atomic():
+            return start_conversation(self.db, scope, time.time())
+
+    # ------------------------------------------------------------ long term
+    def recall(self, scope: Scope, query: str, limit: Optional[int] = None,
+               threshold: Optional[float] = None, kinds: Sequence[str] = KINDS,
+               where: str = "user") -> List[MemoryItem]:
+        """Memori's recall(): the most relevant memories of the user, best first."""
+        limit = limit or self.config["recall_facts_limit"]
+        if threshold is None:
+            threshold = self.config["recall_relevance_threshold"]
+        with self.lock:
+            hits = self.reader.keyword_search(scope, query, limit, kinds, where)
+        return [h for h in hits if h.score >= threshold]
+
+    def list(self, scope: Scope, kinds: Sequence[str] = KINDS, limit: int = 20,
+             offset: int = 0, where: str = "user"):
+        with self.lock:
+            return memories.list_memories(self.db, self.reader.visible(scope, kinds, where),
+                                          limit, offset)
+
+    def remember(self, scope: Scope, content: str, kind: str = "fact") -> str:
+        if kind not in memories.EXPLICIT_KINDS:
+            raise InvalidRequest(f"kind must be one of {', '.join(memories.EXPLICIT_KINDS)}")
+        with self.lock:
+            if memories.is_paused(self.db, scope):
+                raise InvalidRequest("memory is paused for this user; resume it first")
+            return memories.remember(self.db, scope, content, kind,
+                                     self.config["share_facts_across_personas"])
+
+    def forget(self, scope: Scope, ids: Optional[Sequence[str]] = None, query: Optional[str] = None,
+               everything: bool = False, where: str = "user", dry_run: bool = False,
+               kinds: Sequence[str] = KINDS, limit: Optional[int] = None,
+               threshold: Optional[float] = None) -> List[MemoryItem]:
+        """Forget memories of the scope; returns what was (or would be) forgotten."""
+        with self.lock:
+            if ids is not None:
+                targets = memories.select_ids(self.db, self.reader.visible(scope, kinds, where), ids)
+            elif query is not None:
+                targets = self.recall(scope, query, limit, threshold, kinds, where)
+            elif everything:
+                condition = self.reader.visible(scope, kinds, where)
+                total = memories.list_memories(self.db, condition, 0, 0)[1]
+                targets = memories.list_memories(self.db, condition, total, 0)[0]
+            else:
+                raise InvalidRequest("give one of ids, query or all")
+            if not dry_run:
+                memories.delete(self.db, [t.id for t in targets])
+            return targets
+
+    def pause(self, scope: Scope, where: str, paused: bool) -> bool:
+        with self.lock:
+            memories.set_paused(self.db, scope, where, paused)
+            return memories.is_paused(self.db, scope)
+
+    def stats(self, scope: Scope) -> dict:
+        with self.lock:
+            block = self.persona_block(scope.persona_id)
+            return {
+                "counts": memories.count_by_kind(self.db, scope.user_id),
+                "paused": memories.is_paused(self.db, scope),
+                "memory_module": canonical_name(block["memory_module"]),
+                "backends_loaded": [{"persona_id": k or None, "memory_module": b.name}
+                                    for k, b in self._backends.items()],
+                "recall": ["lexical"],
+                "semantic_recall": False,
+                "embedding_model": None,
+                "pending_jobs": self._pending,
+                "last_background_error": self.last_background_error,
+            }

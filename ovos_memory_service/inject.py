@@ -1,0 +1,110 @@
+"""Folding recalled memories into the message list: the five inject modes of
+the seed's retrieval backends, with their exact message shapes and keys.
+"""
+import hashlib
+from dataclasses import dataclass
+from typing import List, Sequence
+
+from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.wire import ChatMessage, iso_time
+
+INJECT_MODES = ("system", "developer", "system_prompt", "user", "tool")
+DEFAULT_HEADER = ("Use the following recalled context to answer the user's question. "
+                  "If the answer is not in the context, rely on the conversation instead.")
+DEFAULT_SYSTEM_PROMPT_TEMPLATE = "{system}\n\n{header}\n\nContext:\n{context}"
+DEFAULT_USER_TEMPLATE = "{header}\n\nContext:\n{context}\n\nQuestion: {utterance}"
+
+
+@dataclass(frozen=True)
+class InjectSettings:
+    inject_mode: str = "system"
+    system_prompt: str = ""
+    header: str = DEFAULT_HEADER
+    chunk_prefix: str = "- "
+    chunk_separator: str = "\n\n"
+    include_sources: bool = False
+    tool_name: str = "search_memory"
+    system_prompt_template: str = DEFAULT_SYSTEM_PROMPT_TEMPLATE
+    user_template: str = DEFAULT_USER_TEMPLATE
+
+    @classmethod
+    def from_config(cls, config: dict) -> "InjectSettings":
+        """The seed's keys: ``inject_mode``, ``system_prompt``, ``context.*`` and the templates."""
+        context = config.get("context") or {}
+        if not isinstance(context, dict):
+            raise ValueError("context must be an object")
+        settings = cls(
+            inject_mode=config.get("inject_mode", "system"),
+            system_prompt=config.get("system_prompt", "") or "",
+            header=context.get("header", DEFAULT_HEADER),
+            chunk_prefix=context.get("chunk_prefix", "- "),
+            chunk_separator=context.get("chunk_separator", "\n\n"),
+            include_sources=bool(context.get("include_sources", False)),
+            tool_name=context.get("tool_name", "search_memory"),
+            system_prompt_template=config.get("system_prompt_template", DEFAULT_SYSTEM_PROMPT_TEMPLATE),
+            user_template=config.get("user_template", DEFAULT_USER_TEMPLATE))
+        if settings.inject_mode not in INJECT_MODES:
+            raise ValueError(f"inject_mode must be one of {', '.join(INJECT_MODES)}, "
+                             f"got {settings.inject_mode!r}")
+        for key in ("system_prompt", "header", "chunk_prefix", "chunk_separator", "tool_name",
+                    "system_prompt_template", "user_template"):
+            if not isinstance(getattr(settings, key), str):
+                raise ValueError(f"{key} must be a string")
+        return settings
+
+
+def chunk_text(item: MemoryItem) -> str:
+    """How one recalled memory reads to the chat engine: a turn keeps its
+    speaker and date, since both are part of what was said."""
+    if item.kind != "turn":
+        return item.content
+    return f"[{iso_time(item.created_at)[:10]}] {item.speaker}: {item.content}"
+
+
+def render_context(items: Sequence[MemoryItem], settings: InjectSettings) -> str:
+    chunks = []
+    for item in items:
+        prefix = settings.chunk_prefix
+        if settings.include_sources:
+            prefix = f"{prefix}[{item.id}] "
+        chunks.append(prefix + chunk_text(item))
+    return settings.chunk_separator.join(chunks)
+
+
+def tool_call_id(*parts: str) -> str:
+    """Derived from the request, so two identical builds are identical."""
+    return "memory_" + hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def assemble(settings: InjectSettings, history: List[ChatMessage], utterance: str,
+             context: str = "", extra_system: Sequence[ChatMessage] = (),
+             call_id: str = "") -> List[ChatMessage]:
+    """[system?] [extra system blocks] [context block?] history [tool turn?] [user].
+
+    ``history`` must already be trimmed (opens on a user turn, no trailing user).
+    ``extra_system`` carries non-retrieval blocks (facts, summaries).
+    """
+    mode = settings.inject_mode
+    messages: List[ChatMessage] = []
+    if context and mode == "system_prompt":
+        messages.append(ChatMessage("system", settings.system_prompt_template.format(
+            system=settings.system_prompt, header=settings.header, context=context).strip()))
+        messages.extend(extra_system)
+    else:
+        if settings.system_prompt:
+            messages.append(ChatMessage("system", settings.system_prompt))
+        messages.extend(extra_system)
+        if context and mode in ("system", "developer"):
+            messages.append(ChatMessage("developer" if mode == "developer" else "system",
+                                        f"{settings.header}\n\nContext:\n{context}"))
+    messages.extend(history)
+    if context and mode == "tool":
+        messages.append(ChatMessage("assistant", "", tool_calls=[
+            {"id": call_id, "name": settings.tool_name, "arguments": {"query": utterance}}]))
+        messages.append(ChatMessage("tool", context, name=settings.tool_name, tool_call_id=call_id))
+    if context and mode == "user":
+        messages.append(ChatMessage("user", settings.user_template.format(
+            header=settings.header, context=context, utterance=utterance)))
+    else:
+        messages.append(ChatMessage("user", utterance))
+    return messages

@@ -1,0 +1,87 @@
+"""The SQLite schema, as numbered migrations. Never edit a shipped migration:
+add the next one. Applied by :func:`ovos_memory_service.store.open_store`.
+"""
+from sqlite_utils import Migrations
+
+migrations = Migrations("ovos_memory_service")
+
+
+@migrations()
+def m001_initial(db):
+    db.executescript("""
+    -- one row per conversation (Memori's session) of a (user, persona, session)
+    CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,          -- '' is the default persona namespace
+        session_id TEXT NOT NULL,
+        started_at REAL NOT NULL,          -- epoch seconds
+        updated_at REAL NOT NULL           -- time of the newest stored turn
+    );
+    CREATE INDEX conversations_scope ON conversations (user_id, persona_id, session_id, started_at);
+
+    -- every memory: turns (role set) and long-term items (facts, summaries...)
+    CREATE TABLE memories (
+        seq INTEGER PRIMARY KEY,           -- rowid, shared with the FTS index
+        id TEXT NOT NULL UNIQUE,           -- stable public id
+        kind TEXT NOT NULL,                -- turn, fact, preference, skill, attribute, summary
+        user_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        conversation_id TEXT,              -- turns only
+        role TEXT,                         -- turns only
+        name TEXT,                         -- the speaker's (or tool's) name
+        content TEXT NOT NULL,
+        tool_calls TEXT,                   -- JSON, assistant turns only
+        tool_call_id TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX memories_conversation ON memories (conversation_id, seq);
+    CREATE INDEX memories_owner ON memories (user_id, kind, created_at);
+
+    -- keyword index over name + content, kept current by triggers
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        name, content, content='memories', content_rowid='seq',
+        tokenize='porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, name, content) VALUES (new.seq, new.name, new.content);
+    END;
+    CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, name, content)
+        VALUES ('delete', old.seq, old.name, old.content);
+    END;
+    CREATE TRIGGER memories_au AFTER UPDATE OF name, content ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, name, content)
+        VALUES ('delete', old.seq, old.name, old.content);
+        INSERT INTO memories_fts (rowid, name, content) VALUES (new.seq, new.name, new.content);
+    END;
+
+    -- request ids of acknowledged history updates, so a retry is stored once
+    CREATE TABLE update_requests (
+        user_id TEXT NOT NULL,
+        persona_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        ids TEXT NOT NULL,                 -- JSON list of the stored ids
+        created_at REAL NOT NULL,
+        PRIMARY KEY (user_id, persona_id, session_id, request_id)
+    );
+
+    -- paused scopes: session_id '' pauses every session of the user
+    CREATE TABLE pauses (
+        user_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        paused_at REAL NOT NULL,
+        PRIMARY KEY (user_id, session_id)
+    );
+
+    -- persona backend configurations registered with memory.persona.configure
+    CREATE TABLE personas (
+        persona_id TEXT PRIMARY KEY,
+        memory_module TEXT NOT NULL,
+        config TEXT NOT NULL,              -- JSON block of that module
+        updated_at REAL NOT NULL
+    );
+    """)

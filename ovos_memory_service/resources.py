@@ -1,0 +1,41 @@
+"""Finding the per-language resources under ``locale/<lang>/``."""
+from functools import lru_cache
+from pathlib import Path
+from typing import FrozenSet, Optional
+
+
+def locale_dir() -> Path:
+    """``locale/`` inside the installed package, or at the top of a checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "locale", here.parent / "locale"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("the locale/ folder of ovos-memory-service is missing")
+
+
+def match_lang(lang: str) -> Optional[str]:
+    """The locale folder for a language tag: exact (en-US -> en-us), else the
+    first with the same primary language (pt-BR -> pt-pt)."""
+    if not lang:
+        return None
+    lang = lang.lower().replace("_", "-")
+    folders = sorted(p.name for p in locale_dir().iterdir() if p.is_dir())
+    if lang in folders:
+        return lang
+    primary = lang.split("-")[0]
+    return next((f for f in folders if f.split("-")[0] == primary), None)
+
+
+def read_list(path: Path) -> list:
+    """Lines of a resource file, without blanks and # comments."""
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+@lru_cache(maxsize=32)
+def stop_words(lang: str) -> FrozenSet[str]:
+    folder = match_lang(lang)
+    if folder is None:
+        return frozenset()
+    path = locale_dir() / folder / "stopwords.list"
+    return frozenset(w.lower() for w in read_list(path)) if path.exists() else frozenset()

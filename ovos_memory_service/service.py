@@ -1,0 +1,147 @@
+"""The bus edge: the daemon's lifecycle and one reply for every request."""
+import threading
+from typing import Callable, Optional
+
+from ovos_bus_client import Message, MessageBusClient
+from ovos_utils.log import LOG
+from ovos_utils.process_utils import ProcessStatus, StatusCallbackMap
+
+from ovos_memory_service import systemd
+from ovos_memory_service.config import build_config, read_mycroft_conf
+from ovos_memory_service.engine import MemoryEngine
+from ovos_memory_service.errors import InvalidRequest, MemoryServiceError
+from ovos_memory_service.handlers import HANDLERS
+from ovos_memory_service.scope import resolve_scope
+
+MAX_REQUEST_ID = 128
+DRAIN_TIMEOUT_S = 30
+
+
+def _log_ready():
+    LOG.info("memory service ready")
+
+
+def _log_error(e="unknown"):
+    LOG.error(f"memory service failed: {e}")
+
+
+def _log_stopping():
+    LOG.info("memory service stopping")
+
+
+class MemoryService:
+    """Constructed with no side effects; ``start()`` opens the store and joins
+    the bus, ``shutdown()`` finishes in-flight requests and closes everything."""
+
+    def __init__(self, bus: Optional[MessageBusClient] = None, config: Optional[dict] = None,
+                 ready_hook: Callable = _log_ready, error_hook: Callable = _log_error,
+                 stopping_hook: Callable = _log_stopping):
+        self._config_given = config is not None
+        self.config = build_config(config if self._config_given else read_mycroft_conf())
+        self.bus = bus
+        self._own_bus = bus is None
+        self.engine = MemoryEngine(self.config)
+        self.status = ProcessStatus("memory", callback_map=StatusCallbackMap(
+            on_ready=ready_hook, on_error=error_hook, on_stopping=stopping_hook))
+        self._inflight = 0
+        self._idle = threading.Condition()
+        self._accepting = False
+
+    # ----------------------------------------------------------------- life
+    def start(self, stop_event: Optional[threading.Event] = None) -> bool:
+        """Open the store, join the bus (waiting for it if it is not up yet),
+        answer requests. False if ``stop_event`` was set while waiting."""
+        self.status.set_started()
+        self.engine.open()
+        if self.bus is None:
+            self.bus = MessageBusClient()
+            self.bus.run_in_thread()
+        self.status.bind(self.bus)
+        for msg_type in HANDLERS:
+            self.bus.on(msg_type, self._serve)
+        while not self.bus.connected_event.wait(1):
+            if stop_event is not None and stop_event.is_set():
+                return False
+            LOG.debug("waiting for the messagebus")
+        self._accepting = True
+        self.status.set_ready()
+        systemd.notify("READY=1")
+        return True
+
+    def shutdown(self):
+        self.status.set_stopping()
+        systemd.notify("STOPPING=1")
+        self._accepting = False
+        with self._idle:  # finish the requests already being served
+            if not self._idle.wait_for(lambda: self._inflight == 0, DRAIN_TIMEOUT_S):
+                LOG.error(f"{self._inflight} requests still running at shutdown")
+        if self.bus is not None:
+            for msg_type in HANDLERS:
+                self.bus.remove(msg_type, self._serve)
+        self.engine.close()
+        if self._own_bus and self.bus is not None:
+            self.bus.close()
+
+    def reload(self):
+        """SIGHUP: read mycroft.conf again; a bad config keeps the old one."""
+        try:
+            from ovos_config import Configuration
+            Configuration.reload()
+            config = build_config(read_mycroft_conf())
+        except Exception:
+            LOG.exception("configuration reload failed; keeping the running configuration")
+            return
+        self.config = config
+        self.engine.reload(config)
+        LOG.info("configuration reloaded")
+
+    # ------------------------------------------------------------- requests
+    def _serve(self, message: Message):
+        """Exactly one reply per request, whatever happens."""
+        data = message.data if isinstance(message.data, dict) else None
+        request_id = data.get("request_id") if data else None
+        reply = {}
+        if isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool):
+            reply["request_id"] = request_id
+        if not self._enter():
+            reply.update(ok=False, error={"code": "unavailable",
+                                          "message": "the memory service is busy or stopping"})
+            return self._reply(message, reply)
+        try:
+            if data is None:
+                raise InvalidRequest("message data must be an object")
+            if request_id is not None and (not isinstance(request_id, str)
+                                           or len(request_id) > MAX_REQUEST_ID):
+                raise InvalidRequest(f"request_id must be a string of at most {MAX_REQUEST_ID} characters")
+            context = message.context if isinstance(message.context, dict) else {}
+            scope = resolve_scope(data, context, self.config["users"], self.config["lang"])
+            reply.update(ok=True, **HANDLERS[message.msg_type](self.engine, scope, data))
+        except MemoryServiceError as e:
+            reply.update(ok=False, error={"code": e.code, "message": str(e)})
+        except Exception as e:
+            LOG.exception(f"{message.msg_type} failed")
+            reply.update(ok=False, error={"code": "internal", "message": f"{type(e).__name__}"})
+        finally:
+            self._leave()
+        self._reply(message, reply)
+
+    def _reply(self, message: Message, data: dict):
+        try:
+            self.bus.emit(message.response(data))
+        except Exception:
+            LOG.exception(f"could not reply to {message.msg_type}")
+            error = {"code": "internal", "message": "the reply could not be sent"}
+            fallback = {k: v for k, v in data.items() if k == "request_id"}
+            self.bus.emit(message.response({**fallback, "ok": False, "error": error}))
+
+    def _enter(self) -> bool:
+        with self._idle:
+            if not self._accepting or self._inflight >= self.config["max_pending_requests"]:
+                return False
+            self._inflight += 1
+            return True
+
+    def _leave(self):
+        with self._idle:
+            self._inflight -= 1
+            self._idle.notify_all()

@@ -1,0 +1,50 @@
+import os
+
+from setuptools import setup
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def version():
+    scope = {}
+    with open(os.path.join(here, "ovos_memory_service", "version.py")) as f:
+        exec(f.read(), scope)
+    return scope["__version__"]
+
+
+def requirements(name):
+    with open(os.path.join(here, name)) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def locale_files():
+    """Every file under the top-level locale/, installed as ovos_memory_service/locale."""
+    files = []
+    for root, _, names in os.walk(os.path.join(here, "locale")):
+        rel = os.path.relpath(root, os.path.join(here, "locale"))
+        files += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return files
+
+
+with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
+    long_description = f.read()
+
+setup(
+    name="ovos-memory-service",
+    version=version(),
+    description="Conversational memory for every OpenVoiceOS persona, on the device",
+    long_description=long_description,
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.9",
+    packages=["ovos_memory_service", "ovos_memory_service.backends", "ovos_memory_service.locale"],
+    package_dir={"ovos_memory_service.locale": "locale"},
+    package_data={"ovos_memory_service.locale": locale_files()},
+    install_requires=requirements("requirements.txt"),
+    extras_require={"test": requirements("requirements-test.txt")},
+    entry_points={
+        "console_scripts": [
+            "ovos-memory-service=ovos_memory_service.__main__:main",
+        ],
+    },
+)

@@ -1,0 +1,33 @@
+"""Every test runs in a sandbox: no test reads or writes the real home,
+mycroft.conf or data directory."""
+import os
+import tempfile
+
+_ROOT = tempfile.mkdtemp(prefix="ovos-memory-tests-")
+for _key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+    os.environ[_key] = os.path.join(_ROOT, _key.lower())
+os.environ["HOME"] = _ROOT
+os.environ["XDG_CONFIG_DIRS"] = os.path.join(_ROOT, "etc-xdg")
+os.environ["MYCROFT_SYSTEM_CONFIG"] = os.path.join(_ROOT, "etc-mycroft.conf")
+os.environ["OVOS_DISTRIBUTION_CONFIG"] = os.path.join(_ROOT, "distribution.conf")
+
+import pytest  # noqa: E402
+
+from tests.sandbox import Stack  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    """One bus and one service shared by a test module (tests use their own ids)."""
+    s = Stack(tmp_path_factory.mktemp("stack"))
+    s.start_service()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def fresh_stack(tmp_path):
+    """A bus and a service of the test's own, for restarts, kills and signals."""
+    s = Stack(tmp_path)
+    yield s
+    s.close()
