@@ -30,7 +30,9 @@ class InjectSettings:
     @classmethod
     def from_config(cls, config: dict) -> "InjectSettings":
         """The seed's keys: ``inject_mode``, ``system_prompt``, ``context.*`` and the templates."""
-        context = config.get("context") or {}
+        context = config.get("context", {})
+        if context is None:
+            context = {}
         if not isinstance(context, dict):
             raise ValueError("context must be an object")
         settings = cls(

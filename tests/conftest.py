@@ -31,3 +31,25 @@ def fresh_stack(tmp_path):
     s = Stack(tmp_path)
     yield s
     s.close()
+
+
+@pytest.fixture
+def make_engine(tmp_path):
+    """Engines on real SQLite files in the test's directory, closed afterwards."""
+    from ovos_memory_service.config import build_config
+    from ovos_memory_service.engine import MemoryEngine
+    engines = []
+
+    def make(**config):
+        engine = MemoryEngine(build_config({"data_dir": str(tmp_path / "memory"), **config}))
+        engine.open()
+        engines.append(engine)
+        return engine
+    yield make
+    for engine in engines:
+        engine.close()
+
+
+@pytest.fixture
+def engine(make_engine):
+    return make_engine()

@@ -26,7 +26,9 @@ class RetrievalBackend(Backend):
     def __init__(self, config, reader):
         super().__init__(config, reader)
         self.max_history = int_key(config, "max_history", 10)
-        retrieval = config.get("retrieval") or {}
+        retrieval = config.get("retrieval", {})
+        if retrieval is None:
+            retrieval = {}
         if not isinstance(retrieval, dict):
             raise ValueError("retrieval must be an object")
         self.max_num_results = int_key(retrieval, "max_num_results", 5, 1, 50)

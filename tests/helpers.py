@@ -1,0 +1,26 @@
+from ovos_memory_service.scope import Scope
+from ovos_memory_service.wire import parse_messages
+
+
+def scope(user="alice", session="s1", persona=None, lang="en-us") -> Scope:
+    return Scope(user_id=user, session_id=session, persona_id=persona, lang=lang)
+
+
+def user(text, **kw):
+    return {"role": "user", "content": text, **kw}
+
+
+def assistant(text, **kw):
+    return {"role": "assistant", "content": text, **kw}
+
+
+def store(engine, sc, *messages, request_id=None):
+    return engine.update_history(sc, parse_messages(list(messages)), request_id)
+
+
+def exchange(engine, sc, question, answer):
+    return store(engine, sc, user(question), assistant(answer))
+
+
+def roles_contents(messages):
+    return [(m.role, m.content) for m in messages]
