@@ -194,15 +194,15 @@ def over_bus(root: Path, template: Path, utterances, updates, warmup: int) -> di
                                 env=stack.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         context = {"session": {"session_id": BENCH_SESSION, "lang": LANG}}
 
-        def call(msg_type, data):
-            reply = stack.client.request(msg_type, data, context, timeout=30)
+        def call(msg_type, data, timeout=30):
+            reply = stack.client.request(msg_type, data, context, timeout=timeout)
             if reply.get("ok") is not True:
                 raise RuntimeError(f"{msg_type} failed: {reply}")
 
         deadline = time.monotonic() + 15
         while True:  # the echo child is up once it answers
             try:
-                call("bench.echo", {})
+                call("bench.echo", {}, timeout=0.5)
                 break
             except TimeoutError:
                 if time.monotonic() > deadline:

@@ -1,14 +1,42 @@
 """A small client for the service's bus protocol, correlating replies by
 ``request_id`` (the bus broadcasts every reply to every client)."""
+import json
 import threading
 import uuid
 from typing import Optional
 
 from ovos_bus_client import Message, MessageBusClient
+from ovos_utils.log import LOG
 
 
 class MemoryTimeout(TimeoutError):
     pass
+
+
+class ResilientBusClient(MessageBusClient):
+    """A bus client that one malformed message cannot knock offline.
+
+    ovos-bus-client 1.5 parses ``context.session`` of every message it
+    receives; when that is not an object it raises inside the websocket
+    callback and the client drops its connection for 5 s or more. Any local
+    client could do that to the service, so such messages are delivered anyway
+    (without session tracking), and with their data as sent even when that is
+    not an object, so that handlers can answer them with an error.
+    """
+
+    def on_message(self, *args):
+        try:
+            super().on_message(*args)
+        except Exception:
+            try:
+                raw = json.loads(args[-1])
+                context = raw.get("context")
+                parsed = Message(str(raw["type"]), {}, context if isinstance(context, dict) else {})
+                parsed.data = raw.get("data")
+            except Exception:
+                LOG.warning("skipped an undecodable bus message")
+                return
+            self.emitter.emit(parsed.msg_type, parsed)
 
 
 class MemoryClient:
@@ -42,7 +70,7 @@ class MemoryClient:
     def _on_reply(self, message: Message):
         request_id = message.data.get("request_id") if isinstance(message.data, dict) else None
         with self._lock:
-            waiter = self._pending.get(request_id) if isinstance(request_id, str) else None
+            waiter = self._pending.get(request_id) if isinstance(request_id, (str, int)) else None
         if waiter is not None:
             waiter["data"] = message.data
             waiter["event"].set()

@@ -7,6 +7,7 @@ from ovos_utils.log import LOG
 from ovos_utils.process_utils import ProcessStatus, StatusCallbackMap
 
 from ovos_memory_service import systemd
+from ovos_memory_service.client import ResilientBusClient
 from ovos_memory_service.config import build_config, read_mycroft_conf
 from ovos_memory_service.engine import MemoryEngine
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError
@@ -54,7 +55,7 @@ class MemoryService:
         self.status.set_started()
         self.engine.open()
         if self.bus is None:
-            self.bus = MessageBusClient()
+            self.bus = ResilientBusClient()
             self.bus.run_in_thread()
         self.status.bind(self.bus)
         for msg_type in HANDLERS:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ovos_bus_client import MessageBusClient
 
-from ovos_memory_service.client import MemoryClient
+from ovos_memory_service.client import MemoryClient, ResilientBusClient
 
 
 def free_port() -> int:
@@ -83,7 +83,7 @@ def connect(port: int, timeout: float = 15) -> MessageBusClient:
     wait_port(port, timeout)
     deadline = time.monotonic() + timeout
     while True:
-        bus = MessageBusClient(host="127.0.0.1", port=port, route="/core")
+        bus = ResilientBusClient(host="127.0.0.1", port=port, route="/core")
         bus.run_in_thread()
         if bus.connected_event.wait(min(2, max(0.1, deadline - time.monotonic()))):
             return bus
