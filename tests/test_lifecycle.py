@@ -1,0 +1,156 @@
+"""The daemon as systemd runs it: start-up order, signals, crashes, restarts."""
+import json
+import os
+import signal
+import socket
+import threading
+import time
+
+from ovos_memory_service.client import MemoryClient
+from tests.sandbox import (connect, free_port, sandbox_env, start_bus, start_service, stop,
+                           wait_ready, write_config)
+
+
+def turns(n, tag):
+    return [{"role": role, "content": f"{tag} {role} turn {i}"}
+            for i in range(n) for role in ("user", "assistant")]
+
+
+def test_history_survives_a_restart(fresh_stack):
+    s = fresh_stack
+    s.start_service()
+    stored = s.ok("memory.history.update", {"messages": turns(3, "durable")}, session_id="kitchen")
+    s.ok("memory.pause", {"scope": "session"}, session_id="bedroom")
+    s.ok("memory.persona.configure", {"persona_id": "p", "memory_module": "recency"})
+    s.restart_service()
+    history = s.ok("memory.history.get", {"limit": 6}, session_id="kitchen")["messages"]
+    assert [m["id"] for m in history] == stored["ids"]
+    assert s.ok("memory.stats", {}, session_id="bedroom")["paused"] is True
+    assert s.ok("memory.stats", {"persona_id": "p"})["memory_module"] == "recency"
+
+
+def test_kill_9_right_after_acknowledged_updates_loses_nothing(fresh_stack):
+    s = fresh_stack
+    s.start_service()
+    acknowledged = []
+    for i in range(30):
+        reply = s.ok("memory.history.update", {"messages": [
+            {"role": "user", "content": f"crash test question {i}"},
+            {"role": "assistant", "content": f"crash test answer {i}"}]}, session_id="crash")
+        acknowledged += reply["ids"]
+    s.stop_service(signal.SIGKILL)
+    s.start_service()
+    stored = s.ok("memory.history.get", {"limit": 1000}, session_id="crash")["messages"]
+    assert [m["id"] for m in stored] == acknowledged
+
+
+def test_sigterm_finishes_in_flight_writes_and_exits_cleanly(fresh_stack):
+    s = fresh_stack
+    s.start_service()
+    replies = {}
+
+    def writer(i):
+        try:
+            replies[i] = s.request("memory.history.update", {"messages": turns(50, f"w{i}")},
+                                   session_id=f"t{i}", timeout=5)
+        except TimeoutError:
+            replies[i] = None  # sent after the service stopped listening
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.05)
+    assert s.stop_service(signal.SIGTERM) == 0
+    for t in threads:
+        t.join()
+    s.start_service()
+    for i, reply in replies.items():
+        if reply and reply["ok"]:
+            got = s.ok("memory.history.get", {"limit": 1000}, session_id=f"t{i}")["messages"]
+            assert [m["id"] for m in got] == reply["ids"]
+
+
+def test_sigint_exits_cleanly(fresh_stack):
+    s = fresh_stack
+    s.start_service()
+    assert s.stop_service(signal.SIGINT) == 0
+
+
+def test_sighup_reloads_the_configuration_instead_of_dying(fresh_stack):
+    s = fresh_stack
+    s.start_service()
+    assert s.ok("memory.stats", {})["memory_module"] == "lexical"
+    write_config(s.env, s.port, {**s.memory_config, "memory_module": "ovos-memory-plugin-recency"})
+    s.service.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while s.ok("memory.stats", {})["memory_module"] != "recency":
+        assert time.monotonic() < deadline, "the new configuration was not applied"
+        time.sleep(0.2)
+    assert s.service.poll() is None
+    # a broken configuration is refused and the service keeps the running one
+    write_config(s.env, s.port, {**s.memory_config, "session_timeout_minutes": -5})
+    s.service.send_signal(signal.SIGHUP)
+    time.sleep(1.5)
+    assert s.service.poll() is None and s.ok("memory.stats", {})["memory_module"] == "recency"
+
+
+def test_systemd_notify_handshake(fresh_stack, tmp_path):
+    s = fresh_stack
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(30)
+    s.env["NOTIFY_SOCKET"] = path
+    s.start_service(wait=False)
+    assert sock.recv(64) == b"READY=1"
+    assert s.ok("memory.stats", {})["ok"] is True  # READY means it answers
+    s.stop_service()
+    assert sock.recv(64) == b"STOPPING=1"
+    sock.close()
+
+
+def test_service_waits_for_the_bus(tmp_path):
+    """Started before the messagebus, it connects once the bus is up."""
+    port = free_port()
+    env = sandbox_env(tmp_path, port, {"data_dir": str(tmp_path / "memory")})
+    service = start_service(env, tmp_path / "service.log")
+    bus_proc = bus = None
+    try:
+        time.sleep(2)
+        assert service.poll() is None
+        bus_proc = start_bus(env)
+        bus = connect(port)
+        client = MemoryClient(bus)
+        wait_ready(client, timeout=90)
+        assert client.request("memory.stats", {}, {})["ok"] is True
+    finally:
+        if bus is not None:
+            bus.close()
+        if bus_proc is not None:
+            stop(bus_proc)
+        assert stop(service) == 0
+
+
+def test_memory_content_is_not_logged_at_the_default_level(fresh_stack):
+    s = fresh_stack
+    s.start_service()
+    secret = "zanzibar-marmalade-8812"
+    s.ok("memory.history.update", {"messages": [{"role": "user", "content": f"my code is {secret}"}]})
+    s.ok("memory.remember", {"content": f"the code is {secret}"})
+    s.ok("memory.recall", {"query": secret})
+    s.ok("memory.context.build", {"utterance": f"what about {secret}"})
+    s.ok("memory.forget", {"query": secret})
+    s.stop_service()
+    logs = s.log.read_text()
+    state = os.path.join(s.env["XDG_STATE_HOME"])
+    for root, _, names in os.walk(state):
+        for name in names:
+            logs += open(os.path.join(root, name), errors="replace").read()
+    assert "memory service ready" in logs
+    assert secret not in logs
+
+
+def test_data_directory_is_created_owner_only(fresh_stack):
+    s = fresh_stack
+    s.start_service()
+    assert oct(os.stat(s.data_dir).st_mode & 0o777) == "0o700"
+    assert json.loads(json.dumps(s.ok("memory.stats", {})))["counts"]["turn"] == 0
