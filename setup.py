@@ -41,7 +41,11 @@ setup(
     package_dir={"ovos_memory_service.locale": "locale"},
     package_data={"ovos_memory_service.locale": locale_files()},
     install_requires=requirements("requirements.txt"),
-    extras_require={"test": requirements("requirements-test.txt")},
+    extras_require={
+        "test": requirements("requirements-test.txt"),
+        # a messagebus, for machines that are not OVOS devices already
+        "bus": ["ovos-messagebus>=0.0.10"],
+    },
     entry_points={
         "console_scripts": [
             "ovos-memory-service=ovos_memory_service.__main__:main",
