@@ -244,7 +244,9 @@ def report(results: dict):
             for size, res in results.items():
                 xs = res[where][key]
                 print(f"{op:<22} {transport:<12} {size:>7} {len(xs):>7} {p50(xs):>8.2f} {p95(xs):>8.2f}")
-    print("\nmedian ratio bus / echo-on-bus (service time = bus - echo, roughly in-process):")
+    print("\nmedian ratio bus / echo-on-bus (the difference is what the service adds for a caller;"
+          "\nwork done while a reply waits on the bus's Nagle/delayed-ACK timer hides in that wait,"
+          "\nso it can be smaller than the in-process time):")
     for name, op in ops:
         for size, res in results.items():
             bus, echo = res["bus"][name], res["bus"]["echo " + name]

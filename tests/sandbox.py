@@ -114,7 +114,11 @@ class Stack:
         self.env = sandbox_env(root, self.port, self.memory_config)
         self.log = root / "service.log"
         self.bus_proc = start_bus(self.env)
-        self.bus = connect(self.port)
+        try:
+            self.bus = connect(self.port)
+        except Exception:
+            stop(self.bus_proc)
+            raise
         self.client = MemoryClient(self.bus)
         self.service = None
 
