@@ -154,3 +154,26 @@ def test_data_directory_is_created_owner_only(fresh_stack):
     s.start_service()
     assert oct(os.stat(s.data_dir).st_mode & 0o777) == "0o700"
     assert json.loads(json.dumps(s.ok("memory.stats", {})))["counts"]["turn"] == 0
+
+
+def test_a_third_party_memory_plugin_runs_inside_the_daemon(tmp_path):
+    from tests.plugin_fixture import PLUGIN_NAME, install_plugin
+    from tests.sandbox import Stack
+    site = install_plugin(tmp_path / "site")
+    s = Stack(tmp_path / "stack", {"memory_module": PLUGIN_NAME})
+    s.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), s.env.get("PYTHONPATH")]))
+    try:
+        s.start_service()
+        s.ok("memory.history.update", {"messages": [{"role": "user", "content": "hello plugin"},
+                                                    {"role": "assistant", "content": "hi"}]})
+        deadline = time.monotonic() + 5
+        while True:  # the plugin hears the turns after the reply
+            built = s.ok("memory.context.build", {"utterance": "again"})["messages"]
+            if built[0]["content"] == "seen=2" or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert [(m["role"], m["content"]) for m in built] == [
+            ("system", "seen=2"), ("user", "hello plugin"), ("assistant", "hi"), ("user", "again")]
+        assert s.ok("memory.stats", {})["memory_module"] == PLUGIN_NAME
+    finally:
+        s.close()
