@@ -5,7 +5,16 @@ import copy
 import os
 from os.path import expanduser, join
 
-DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-lexical"
+DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-composite"
+# hybrid recall: the recent window, keywords and meaning, fused by rank
+DEFAULT_COMPOSITE = {
+    "members": [
+        {"module": "ovos-memory-plugin-lexical", "weight": 1.0},
+        {"module": "ovos-memory-plugin-local-rag", "weight": 1.0},
+    ],
+    "fusion": "rrf",
+    "max_num_results": 5,
+}
 
 DEFAULTS = {
     # where the SQLite store lives; "" means $XDG_DATA_HOME/ovos-memory-service
@@ -16,8 +25,8 @@ DEFAULTS = {
     "session_timeout_minutes": 30,
     # the backend of every persona that has no configuration of its own
     "memory_module": DEFAULT_MEMORY_MODULE,
-    # that backend's block, keyed by its name as in a persona JSON, e.g.
-    # "ovos-memory-plugin-lexical": {"max_history": 10}
+    # that backend's block, keyed by its name as in a persona JSON
+    DEFAULT_MEMORY_MODULE: DEFAULT_COMPOSITE,
     # per-persona backends: {"<persona_id>": {"memory_module": ..., "<module>": {...}}}
     "personas": {},
     # map a session_id or site_id to a user_id (several satellites, one person)
@@ -31,6 +40,11 @@ DEFAULTS = {
     "recall_embeddings_limit": 1000,
     # protection against overload: requests beyond this many in flight get "unavailable"
     "max_pending_requests": 64,
+    # semantic recall: fastembed model (env OVOS_MEMORY_EMBEDDINGS_MODEL wins), an optional
+    # local model folder, onnxruntime threads (0: automatic), batch size of the queue
+    "embeddings": {"enabled": True, "model": "", "model_path": "", "threads": 0, "batch_size": 16},
+    # the vector index is compacted this often while it receives vectors
+    "vector_compact_minutes": 10,
 }
 
 NUMBER_LIMITS = {
@@ -39,6 +53,7 @@ NUMBER_LIMITS = {
     "recall_relevance_threshold": (0.0, 1.0),
     "recall_embeddings_limit": (1, 1_000_000),
     "max_pending_requests": (1, 100_000),
+    "vector_compact_minutes": (0.01, 60 * 24),
 }
 
 
@@ -55,7 +70,10 @@ def build_config(overrides: dict = None) -> dict:
     """Defaults merged with ``overrides``, validated; raises ValueError naming the key."""
     config = copy.deepcopy(DEFAULTS)
     for key, value in (overrides or {}).items():
-        config[key] = copy.deepcopy(value)
+        if key == "embeddings" and isinstance(value, dict):
+            config[key].update(copy.deepcopy(value))
+        else:
+            config[key] = copy.deepcopy(value)
     validate(config)
     return config
 
@@ -73,6 +91,11 @@ def validate(config: dict):
             raise ValueError(f"memory_service.personas.{persona_id} must be an object with a memory_module")
     if not isinstance(config["memory_module"], str) or not config["memory_module"]:
         raise ValueError("memory_service.memory_module must be a backend name")
+    if not isinstance(config["embeddings"], dict):
+        raise ValueError("memory_service.embeddings must be an object")
+    threads = config["embeddings"].get("threads") or 0
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
+        raise ValueError("memory_service.embeddings.threads must be an integer from 0 to 64")
 
 
 def data_dir(config: dict) -> str:
@@ -80,6 +103,11 @@ def data_dir(config: dict) -> str:
     if config.get("data_dir"):
         return expanduser(config["data_dir"])
     base = os.environ.get("XDG_DATA_HOME") or join(expanduser("~"), ".local", "share")
+    return join(base, "ovos-memory-service")
+
+
+def cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or join(expanduser("~"), ".cache")
     return join(base, "ovos-memory-service")
 
 

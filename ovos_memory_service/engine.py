@@ -5,14 +5,16 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import List, Optional, Sequence
 
 from ovos_utils.log import LOG
 
 from ovos_memory_service import memories
-from ovos_memory_service.backends import Backend, Context, block_for, canonical_name, create_backend
-from ovos_memory_service.config import data_dir, default_persona_block
-from ovos_memory_service.errors import InvalidRequest
+from ovos_memory_service.backends import (Backend, Context, block_for, can_recall, canonical_name,
+                                          create_backend)
+from ovos_memory_service.config import cache_dir, data_dir, default_persona_block
+from ovos_memory_service.errors import InvalidRequest, Unavailable
 from ovos_memory_service.history import (TurnWriter, latest_conversation, live_window,
                                          start_conversation)
 from ovos_memory_service.items import KINDS, MemoryItem
@@ -31,6 +33,8 @@ class MemoryEngine:
         self.reader: Optional[StoreReader] = None
         self.lock = threading.RLock()
         self._backends = {}
+        self._default_backend: Optional[Backend] = None
+        self.semantic = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg")
         self._pending = 0
         self.last_background_error: Optional[str] = None
@@ -39,14 +43,37 @@ class MemoryEngine:
     # ----------------------------------------------------------------- life
     def open(self):
         self.db = open_store(data_dir(self.config))
-        self.reader = StoreReader(self.db, self.config)
+        self.reader = StoreReader(self.db, self.config, self.lock)
+        if self.config["embeddings"].get("enabled", True):
+            self._open_semantic()
+        else:
+            self.reader.semantic_error = "semantic recall is disabled in the configuration"
+
+    def _open_semantic(self):
+        """Load the model and the vector index; without them, keyword recall only."""
+        from ovos_memory_service.embeddings import EmbeddingsUnavailable, load_embedder
+        from ovos_memory_service.semantic import SemanticIndex
+        settings = self.config["embeddings"]
+        try:
+            embedder = load_embedder(settings, Path(cache_dir()) / "models")
+            self.semantic = SemanticIndex(self.db, self.lock, embedder,
+                                          Path(data_dir(self.config)) / "vectors",
+                                          settings.get("batch_size", 16),
+                                          self.config["vector_compact_minutes"])
+        except (EmbeddingsUnavailable, ValueError) as e:
+            LOG.warning(f"semantic recall unavailable, keyword recall only: {e}")
+            self.reader.semantic_error = str(e)
+            return
+        self.reader.semantic = self.semantic
+        self.reader.semantic_error = None
+        self.semantic.start()
 
     def close(self):
         self._background.shutdown(wait=True)
+        if self.semantic is not None:
+            self.semantic.stop()
         with self.lock:
-            for backend in self._backends.values():
-                backend.close()
-            self._backends.clear()
+            self._close_backends()
             if self.db is not None:
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self.db.close()
@@ -60,9 +87,14 @@ class MemoryEngine:
                 config = {**config, "data_dir": self.config["data_dir"]}
             self.config = config
             self.reader.config = config
-            for backend in self._backends.values():
+            self._close_backends()
+
+    def _close_backends(self):
+        for backend in [*self._backends.values(), self._default_backend]:
+            if backend is not None:
                 backend.close()
-            self._backends.clear()
+        self._backends.clear()
+        self._default_backend = None
 
     # ------------------------------------------------------------- personas
     def persona_block(self, persona_id: Optional[str]) -> dict:
@@ -133,7 +165,12 @@ class MemoryEngine:
             self._purge_requests(now)
             stored = [m for m in messages if m.role in ("user", "assistant", "tool")]
             self._after_update(scope, stored)
-            return {"stored": len(writer.kept_ids), "ids": writer.kept_ids}
+        self._wake_semantic()
+        return {"stored": len(writer.kept_ids), "ids": writer.kept_ids}
+
+    def _wake_semantic(self):
+        if self.semantic is not None:
+            self.semantic.wake()
 
     def _purge_requests(self, now: float):
         if now - self._last_purge > 3600:
@@ -157,8 +194,8 @@ class MemoryEngine:
         self._background.submit(job)
 
     def build_context(self, scope: Scope, utterance: str) -> Context:
-        with self.lock:
-            return self.backend(scope.persona_id).build(scope, utterance, time.time())
+        """Read-only; backends take the lock only around their SQLite reads."""
+        return self.backend(scope.persona_id).build(scope, utterance, time.time())
 
     def get_history(self, scope: Scope, limit: Optional[int] = None) -> List[ChatMessage]:
         with self.lock:
@@ -174,13 +211,25 @@ class MemoryEngine:
     def recall(self, scope: Scope, query: str, limit: Optional[int] = None,
                threshold: Optional[float] = None, kinds: Sequence[str] = KINDS,
                where: str = "user") -> List[MemoryItem]:
-        """Memori's recall(): the most relevant memories of the user, best first."""
+        """Memori's recall(): the most relevant memories of the user, best first,
+        found the way the persona's backend recalls (hybrid by default)."""
         limit = limit or self.config["recall_facts_limit"]
         if threshold is None:
             threshold = self.config["recall_relevance_threshold"]
-        with self.lock:
-            hits = self.reader.keyword_search(scope, query, limit, kinds, where)
+        backend = self.backend(scope.persona_id)
+        if not can_recall(backend):
+            backend = self.default_backend()
+        hits = backend.recall(scope, query, [], [], limit=limit, where=where, kinds=kinds)
         return [h for h in hits if h.score >= threshold]
+
+    def default_backend(self) -> Backend:
+        """The default configuration's backend, for personas that cannot recall."""
+        with self.lock:
+            if self._default_backend is None:
+                block = default_persona_block(self.config)
+                name = block["memory_module"]
+                self._default_backend = create_backend(name, block_for(block, name), self.reader)
+            return self._default_backend
 
     def list(self, scope: Scope, kinds: Sequence[str] = KINDS, limit: int = 20,
              offset: int = 0, where: str = "user"):
@@ -202,20 +251,36 @@ class MemoryEngine:
                kinds: Sequence[str] = KINDS, limit: Optional[int] = None,
                threshold: Optional[float] = None) -> List[MemoryItem]:
         """Forget memories of the scope; returns what was (or would be) forgotten."""
+        if query is not None:  # recall runs its members without holding the lock
+            targets = self.recall(scope, query, limit, threshold, kinds, where)
         with self.lock:
             if ids is not None:
                 targets = memories.select_ids(self.db, self.reader.visible(scope, kinds, where), ids)
-            elif query is not None:
-                targets = self.recall(scope, query, limit, threshold, kinds, where)
             elif everything:
                 condition = self.reader.visible(scope, kinds, where)
                 total = memories.list_memories(self.db, condition, 0, 0)[1]
                 targets = memories.list_memories(self.db, condition, total, 0)[0]
-            else:
+            elif query is None:
                 raise InvalidRequest("give one of ids, query or all")
             if not dry_run:
-                memories.delete(self.db, [t.id for t in targets])
+                ids = [t.id for t in targets]
+                memories.delete(self.db, ids)
+                if self.semantic is not None:
+                    self.semantic.forget(ids)
             return targets
+
+    def wait_idle(self, timeout: float = 60) -> bool:
+        """Wait for the background work queued so far (embeddings, plugins)."""
+        self._background.submit(lambda: None).result(timeout)
+        return self.semantic.drain(timeout) if self.semantic is not None else True
+
+    def rebuild_vectors(self) -> int:
+        """Re-embed every memory from SQLite (after a model change or damage)."""
+        if self.semantic is None:
+            raise Unavailable(self.reader.semantic_error)
+        with self.lock:
+            self.semantic.rebuild()
+        return self.semantic.pending()
 
     def pause(self, scope: Scope, where: str, paused: bool) -> bool:
         with self.lock:
@@ -225,15 +290,19 @@ class MemoryEngine:
     def stats(self, scope: Scope) -> dict:
         with self.lock:
             block = self.persona_block(scope.persona_id)
+            semantic = self.semantic
             return {
                 "counts": memories.count_by_kind(self.db, scope.user_id),
                 "paused": memories.is_paused(self.db, scope),
                 "memory_module": canonical_name(block["memory_module"]),
                 "backends_loaded": [{"persona_id": k or None, "memory_module": b.name}
                                     for k, b in self._backends.items()],
-                "recall": ["lexical"],
-                "semantic_recall": False,
-                "embedding_model": None,
-                "pending_jobs": self._pending,
-                "last_background_error": self.last_background_error,
+                "recall": ["lexical", "semantic"] if semantic else ["lexical"],
+                "semantic_recall": semantic is not None,
+                "semantic_error": self.reader.semantic_error,
+                "embedding_model": semantic.embedder.name if semantic else None,
+                "vectors": semantic.vectors.count() if semantic else 0,
+                "pending_jobs": self._pending + (semantic.pending() if semantic else 0),
+                "last_background_error": self.last_background_error or (
+                    semantic.last_error if semantic else None),
             }

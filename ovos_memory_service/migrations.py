@@ -85,3 +85,31 @@ def m001_initial(db):
         updated_at REAL NOT NULL
     );
     """)
+
+
+@migrations()
+def m002_embed_jobs(db):
+    db.executescript("""
+    -- memories waiting for their embedding; triggers keep it in step with
+    -- memories, so no write path can forget to queue one. A rewritten
+    -- memory gets a new rowid here, which tells the worker to embed it again.
+    CREATE TABLE embed_jobs (
+        memory_id TEXT PRIMARY KEY,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at REAL NOT NULL DEFAULT 0,   -- epoch seconds of the next try
+        error TEXT
+    );
+    CREATE TRIGGER memories_embed_ai AFTER INSERT ON memories
+    WHEN new.content != '' AND coalesce(new.role, '') != 'tool' BEGIN
+        INSERT OR REPLACE INTO embed_jobs (memory_id) VALUES (new.id);
+    END;
+    CREATE TRIGGER memories_embed_au AFTER UPDATE OF name, content ON memories
+    WHEN new.content != '' AND coalesce(new.role, '') != 'tool' BEGIN
+        INSERT OR REPLACE INTO embed_jobs (memory_id) VALUES (new.id);
+    END;
+    CREATE TRIGGER memories_embed_ad AFTER DELETE ON memories BEGIN
+        DELETE FROM embed_jobs WHERE memory_id = old.id;
+    END;
+    INSERT INTO embed_jobs (memory_id)
+        SELECT id FROM memories WHERE content != '' AND coalesce(role, '') != 'tool';
+    """)

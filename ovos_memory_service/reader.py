@@ -1,10 +1,14 @@
-"""What backends may read from the store: the live window and recall.
-One object per engine; callers hold the engine's lock."""
+"""What backends may read from the store: the live window, keyword recall and
+semantic recall. Each call takes the engine's lock only around SQLite, so
+composite members can run side by side."""
+import json
+import threading
 from typing import List, Optional, Sequence
 
 from sqlite_utils import Database
 
 from ovos_memory_service import lexical
+from ovos_memory_service.errors import Unavailable
 from ovos_memory_service.history import live_window
 from ovos_memory_service.items import MemoryItem
 from ovos_memory_service.memories import visible
@@ -13,9 +17,12 @@ from ovos_memory_service.wire import ChatMessage
 
 
 class StoreReader:
-    def __init__(self, db: Database, config: dict):
+    def __init__(self, db: Database, config: dict, lock: threading.RLock):
         self.db = db
         self.config = config
+        self.lock = lock
+        self.semantic = None  # a SemanticIndex once the model and LanceDB are loaded
+        self.semantic_error: Optional[str] = "semantic recall is starting"
 
     @property
     def timeout_s(self) -> float:
@@ -25,7 +32,8 @@ class StoreReader:
                max_age: Optional[float] = None) -> List[ChatMessage]:
         """The newest ``limit`` turns (0: all) of the live conversation, oldest
         first, without turns older than ``max_age`` seconds."""
-        turns = live_window(self.db, scope, now, self.timeout_s, limit)
+        with self.lock:
+            turns = live_window(self.db, scope, now, self.timeout_s, limit)
         if max_age is not None:
             turns = [t for t in turns if now - t.created_at <= max_age]
         return turns
@@ -38,5 +46,36 @@ class StoreReader:
                        where: str = "user", exclude_ids: Sequence[str] = (),
                        exclude_content: str = "") -> List[MemoryItem]:
         sql, args = self.visible(scope, kinds, where)
-        return lexical.search(self.db, text, scope.lang, sql, args, exclude_ids=exclude_ids,
-                              exclude_content=exclude_content, limit=limit)
+        with self.lock:
+            return lexical.search(self.db, text, scope.lang, sql, args, exclude_ids=exclude_ids,
+                                  exclude_content=exclude_content, limit=limit)
+
+    def semantic_search(self, scope: Scope, text: str, limit: int, kinds: Sequence[str],
+                        where: str = "user", exclude_ids: Sequence[str] = (),
+                        exclude_content: str = "") -> List[MemoryItem]:
+        """Nearest memories by meaning; compares at most ``recall_embeddings_limit``
+        of the newest memories the scope may see (Memori's setting)."""
+        semantic = self.semantic
+        if semantic is None:
+            raise Unavailable(self.semantic_error or "semantic recall is not available")
+        sql, args = self.visible(scope, kinds, where)
+        with self.lock:
+            row = self.db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
+                                  "LIMIT 1 OFFSET ?", [*args, self.config["recall_embeddings_limit"] - 1]
+                                  ).fetchone()
+        nearest = semantic.search(scope.user_id, text, row[0] if row else 0,
+                                  4 * limit + len(exclude_ids) + 8)
+        if not nearest:
+            return []
+        similarity = dict(nearest)
+        with self.lock:
+            rows = self.db.execute_returning_dicts(
+                f"SELECT m.* FROM memories m WHERE {sql} AND m.id IN (SELECT value FROM json_each(?)) "
+                "AND m.id NOT IN (SELECT value FROM json_each(?)) "
+                "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?))",
+                [*args, json.dumps(list(similarity)), json.dumps(list(exclude_ids)),
+                 exclude_content.strip()])
+        items = [MemoryItem.from_row(r, score=min(1.0, max(0.0, similarity[r["id"]])),
+                                     rank_score=similarity[r["id"]]) for r in rows]
+        items.sort(key=lambda item: item.rank_score, reverse=True)
+        return items[:limit]

@@ -106,7 +106,7 @@ def test_third_party_plugin_runs_inside_the_engine(make_engine, tmp_path, monkey
     engine = make_engine(memory_module=PLUGIN_NAME, **{PLUGIN_NAME: {"system_prompt": "Hi."}})
     sc = scope()
     exchange(engine, sc, "remember the milk", "sure")
-    engine._background.submit(lambda: None).result()  # the plugin hears turns after the reply
+    engine.wait_idle()  # the plugin hears the turns after the reply
     messages = engine.build_context(sc, "what should I buy?").messages
     assert roles_contents(messages) == [("system", "Hi. seen=2"), ("user", "remember the milk"),
                                         ("assistant", "sure"), ("user", "what should I buy?")]

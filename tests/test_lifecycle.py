@@ -78,7 +78,7 @@ def test_sigint_exits_cleanly(fresh_stack):
 def test_sighup_reloads_the_configuration_instead_of_dying(fresh_stack):
     s = fresh_stack
     s.start_service()
-    assert s.ok("memory.stats", {})["memory_module"] == "lexical"
+    assert s.ok("memory.stats", {})["memory_module"] == "composite"
     write_config(s.env, s.port, {**s.memory_config, "memory_module": "ovos-memory-plugin-recency"})
     s.service.send_signal(signal.SIGHUP)
     deadline = time.monotonic() + 10

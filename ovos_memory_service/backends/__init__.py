@@ -1,17 +1,24 @@
 """Backend names and loading: the seed's entry-point names, their short
 forms, and any other ``opm.agents.memory`` plugin installed on the device."""
 from ovos_memory_service.backends.base import Backend, Context
+from ovos_memory_service.backends.composite import CompositeBackend
 from ovos_memory_service.backends.lexical import LexicalBackend
 from ovos_memory_service.backends.recency import RecencyBackend, ShortTermBackend
+from ovos_memory_service.backends.retrieval import RetrievalBackend
+from ovos_memory_service.backends.semantic import LocalRagBackend
 
 BUILTIN = {
     "recency": RecencyBackend,
     "short-term": ShortTermBackend,
     "lexical": LexicalBackend,
+    "local-rag": LocalRagBackend,
+    "composite": CompositeBackend,
 }
 ENTRY_POINT_NAMES = {
     "ovos-memory-plugin-recency": "recency",
     "ovos-memory-plugin-lexical": "lexical",
+    "ovos-memory-plugin-local-rag": "local-rag",
+    "ovos-memory-plugin-composite": "composite",
     "ovos-agents-short-term-memory-plugin": "short-term",
 }
 
@@ -47,4 +54,9 @@ def create_backend(name: str, config: dict, reader) -> Backend:
     return PluginBackend(name, plugin_class, config, reader)
 
 
-__all__ = ["Backend", "Context", "BUILTIN", "canonical_name", "block_for", "create_backend"]
+def can_recall(backend: Backend) -> bool:
+    return isinstance(backend, (RetrievalBackend, CompositeBackend))
+
+
+__all__ = ["Backend", "Context", "BUILTIN", "canonical_name", "block_for", "create_backend",
+           "can_recall"]

@@ -48,6 +48,21 @@ class Backend(abc.ABC):
     def build(self, scope: Scope, utterance: str, now: float) -> Context:
         """Messages for ``utterance``; must not write anything."""
 
+    def raw_window(self, scope: Scope, now: float) -> List[ChatMessage]:
+        """The verbatim turns this backend would show, before trimming."""
+        return self.reader.window(scope, now, self.max_history)
+
+    def context_blocks(self, scope: Scope, utterance: str, now: float):
+        """What this backend adds as a plain member of a composite: the leading
+        system/developer messages of its own build (summaries, facts...)."""
+        context = self.build(scope, utterance, now)
+        blocks = []
+        for message in context.messages[:-1]:
+            if message.role not in ("system", "developer"):
+                break
+            blocks.append(message)
+        return blocks, context.memories
+
     def after_update(self, scope: Scope, stored: List[ChatMessage]):
         """Called in the background after turns are committed."""
 

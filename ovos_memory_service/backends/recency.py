@@ -17,9 +17,11 @@ class RecencyBackend(Backend):
         self.max_age = optional_number(config, "max_age", low=0)
         self.settings = InjectSettings.from_config({"system_prompt": config.get("system_prompt", "")})
 
+    def raw_window(self, scope, now):
+        return self.reader.window(scope, now, self.max_history, self.max_age)
+
     def build(self, scope, utterance, now):
-        window = self.reader.window(scope, now, self.max_history, self.max_age)
-        return Context(assemble(self.settings, trim_window(window), utterance))
+        return Context(assemble(self.settings, trim_window(self.raw_window(scope, now)), utterance))
 
 
 class ShortTermBackend(RecencyBackend):

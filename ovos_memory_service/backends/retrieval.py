@@ -57,17 +57,23 @@ class RetrievalBackend(Backend):
         earlier = [t.content for t in history if t.role == "user"][-self.query_history_turns:]
         return " ".join([*earlier, utterance])
 
-    def recall(self, scope: Scope, utterance: str, raw_window, window) -> List[MemoryItem]:
-        """What to inject: not the live window, not the utterance itself."""
-        hits = self.search(scope, self.query_text(utterance, window), self.max_num_results,
-                           where=self.where, kinds=self.kinds,
+    def recall(self, scope: Scope, utterance: str, raw_window, window, limit: int = 0,
+               where: str = "", kinds: Sequence[str] = ()) -> List[MemoryItem]:
+        """What to inject: the best hits above ``min_score``, neither from the
+        live window nor the utterance itself."""
+        limit = limit or self.max_num_results
+        hits = self.search(scope, self.query_text(utterance, window), limit,
+                           where=where or self.where, kinds=kinds or self.kinds,
                            exclude_ids=[t.id for t in raw_window], exclude_content=utterance)
         if self.min_score is not None:
             hits = [h for h in hits if h.score >= self.min_score]
-        return hits[:self.max_num_results]
+        return hits[:limit]
+
+    def context_blocks(self, scope, utterance, now):
+        return [], []  # a retriever contributes through recall, not blocks
 
     def build(self, scope, utterance, now):
-        raw_window = self.reader.window(scope, now, self.max_history)
+        raw_window = self.raw_window(scope, now)
         window = trim_window(raw_window)
         hits = self.recall(scope, utterance, raw_window, window)
         call_id = tool_call_id(scope.user_id, scope.persona_key, scope.session_id, utterance)

@@ -1,0 +1,133 @@
+"""``composite``: several backends behind one persona slot, as the seed's.
+
+Retriever members (lexical, local-rag, composites) are searched side by side
+and their hits fused; plain members (recency, plugins...) contribute their
+leading system blocks; the verbatim window comes from the ``primary`` member.
+A member that fails, or answers after ``member_timeout`` seconds, is skipped.
+"""
+from concurrent.futures import ThreadPoolExecutor, wait
+from typing import List, Sequence
+
+from ovos_utils.log import LOG
+
+from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
+from ovos_memory_service.backends.retrieval import RetrievalBackend
+from ovos_memory_service.fusion import FUSIONS, fuse
+from ovos_memory_service.history import trim_window
+from ovos_memory_service.inject import InjectSettings, assemble, render_context, tool_call_id
+from ovos_memory_service.items import MemoryItem
+
+# shared by every composite; members of nested composites run here too
+_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memory-member")
+
+
+class CompositeBackend(Backend):
+    """Keys: ``members`` [{module, config, weight}], ``primary``, ``fusion``,
+    ``rrf_k`` (60), ``max_num_results`` (5), ``member_fetch_k`` (2x),
+    ``dedup`` (true), ``min_score``, ``member_timeout`` (2 s),
+    ``inject_mode``, ``system_prompt``, ``context.*``."""
+    name = "composite"
+
+    def __init__(self, config, reader):
+        super().__init__(config, reader)
+        from ovos_memory_service.backends import canonical_name, create_backend
+        specs = config.get("members", [])
+        if not isinstance(specs, list):
+            raise ValueError("members must be a list of {module, config, weight}")
+        self.members: List[Backend] = []
+        self.weights: List[float] = []
+        self.member_names: List[str] = []
+        for spec in specs:
+            spec = {"module": spec} if isinstance(spec, str) else spec
+            if not isinstance(spec, dict) or not isinstance(spec.get("module"), str):
+                raise ValueError("each member needs a module name")
+            weight = spec.get("weight", 1.0)
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
+                raise ValueError("a member's weight must be a number >= 0")
+            try:
+                member = create_backend(spec["module"], spec.get("config") or {}, reader)
+            except Exception:
+                LOG.exception(f"composite: skipping member {spec['module']} that failed to load")
+                continue
+            self.members.append(member)
+            self.weights.append(float(weight))
+            self.member_names.append(canonical_name(spec["module"]))
+        primary = config.get("primary")
+        if primary is None:
+            self.primary = self.members[0] if self.members else None
+        elif canonical_name(str(primary)) in self.member_names:
+            self.primary = self.members[self.member_names.index(canonical_name(str(primary)))]
+        else:
+            raise ValueError(f"primary {primary!r} is not one of the members")
+        self.fusion = config.get("fusion", "rrf")
+        if self.fusion not in FUSIONS:
+            raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}")
+        self.rrf_k = int_key(config, "rrf_k", 60, 1, 100_000)
+        self.max_num_results = int_key(config, "max_num_results", 5, 1, 50)
+        self.member_fetch_k = int_key(config, "member_fetch_k", 2 * self.max_num_results, 1, 1000)
+        self.dedup = bool(config.get("dedup", True))
+        retrieval = config.get("retrieval") if isinstance(config.get("retrieval"), dict) else {}
+        self.min_score = optional_number({"min_score": config.get("min_score", retrieval.get("min_score"))},
+                                         "min_score", 0, 1)
+        self.member_timeout = optional_number(config, "member_timeout", 0.01, 600) or 2.0
+        self.max_history = self.primary.max_history if self.primary else 0
+        self.settings = InjectSettings.from_config(config)
+
+    @property
+    def retrievers(self):
+        return [(m, w) for m, w in zip(self.members, self.weights)
+                if isinstance(m, (RetrievalBackend, CompositeBackend))]
+
+    def raw_window(self, scope, now):
+        return self.primary.raw_window(scope, now) if self.primary else []
+
+    def _run(self, calls, what: str):
+        """Run (member, fn) pairs side by side; results of those that failed
+        or passed the deadline are None."""
+        futures = [_POOL.submit(fn) for _, fn in calls]
+        wait(futures, timeout=self.member_timeout)
+        results = []
+        for (member, _), future in zip(calls, futures):
+            if not future.done():
+                LOG.warning(f"composite: {member.name} {what} passed {self.member_timeout} s; skipped")
+                results.append(None)
+            elif future.exception() is not None:
+                LOG.error(f"composite: {member.name} {what} failed; skipped: {future.exception()!r}")
+                results.append(None)
+            else:
+                results.append(future.result())
+        return results
+
+    def recall(self, scope, utterance: str, raw_window, window, limit: int = 0, where: str = "",
+               kinds: Sequence[str] = ()) -> List[MemoryItem]:
+        limit = limit or self.max_num_results
+        fetch = max(self.member_fetch_k, limit)
+        calls = [(m, (lambda m=m: m.recall(scope, utterance, raw_window, window, fetch, where, kinds)))
+                 for m, _ in self.retrievers]
+        results = self._run(calls, "recall")
+        lists = [r for r in results if r is not None]
+        weights = [w for (_, w), r in zip(self.retrievers, results) if r is not None]
+        hits = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup)
+        if self.min_score is not None:
+            hits = [h for h in hits if h.score >= self.min_score]
+        return hits[:limit]
+
+    def context_blocks(self, scope, utterance, now):
+        blocks, items = [], []
+        plain = [m for m in self.members if not isinstance(m, RetrievalBackend)]
+        calls = [(m, (lambda m=m: m.context_blocks(scope, utterance, now))) for m in plain]
+        for result in self._run(calls, "context"):
+            if result is not None:
+                blocks += result[0]
+                items += result[1]
+        return blocks, items
+
+    def build(self, scope, utterance, now):
+        raw_window = self.raw_window(scope, now)
+        window = trim_window(raw_window)
+        hits = self.recall(scope, utterance, raw_window, window)
+        blocks, block_items = self.context_blocks(scope, utterance, now)
+        call_id = tool_call_id(scope.user_id, scope.persona_key, scope.session_id, utterance)
+        messages = assemble(self.settings, window, utterance, render_context(hits, self.settings),
+                            blocks, call_id)
+        return Context(messages, [*block_items, *hits])

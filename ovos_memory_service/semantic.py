@@ -1,0 +1,149 @@
+"""Semantic recall: the background embedding queue and vector search.
+
+Turns are acknowledged as soon as SQLite has them; a trigger queues each one
+in ``embed_jobs`` in the same transaction, so the queue survives restarts.
+One worker thread embeds the queue in batches outside the engine's lock,
+then writes the vectors and clears the jobs under it, so a memory forgotten
+meanwhile is never indexed. Failed batches are retried with backoff.
+"""
+import threading
+import time
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import numpy as np
+from ovos_utils.log import LOG
+from sqlite_utils import Database
+
+from ovos_memory_service.embeddings import Embedder
+from ovos_memory_service.vectors import VectorIndex
+
+MAX_BACKOFF_S = 600
+
+
+def embed_text(row: dict) -> str:
+    """What gets embedded: a turn with its speaker, as it was said."""
+    if row["kind"] != "turn":
+        return row["content"]
+    speaker = row["name"] or {"user": "User", "assistant": "Assistant"}.get(row["role"], "")
+    return f"{speaker}: {row['content']}" if speaker else row["content"]
+
+
+class SemanticIndex:
+    def __init__(self, db: Database, lock: threading.RLock, embedder: Embedder, folder: Path,
+                 batch_size: int = 16, compact_minutes: float = 10):
+        self.db = db
+        self.lock = lock
+        self.embedder = embedder
+        self.vectors = VectorIndex(folder, embedder.dim)
+        self.batch_size = batch_size
+        self.compact_s = compact_minutes * 60
+        self.last_error: Optional[str] = None
+        self.embedded = 0  # vectors written since the start
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._since_compact = 0
+        self._last_compact = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="memory-embedder", daemon=True)
+
+    # ------------------------------------------------------------ the queue
+    def start(self):
+        self._thread.start()
+
+    def stop(self):
+        """Finish the batch in hand, then stop; unfinished jobs stay queued."""
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=60)
+
+    def wake(self):
+        self._wake.set()
+
+    def pending(self) -> int:
+        with self.lock:
+            return self.db.execute("SELECT count(*) FROM embed_jobs").fetchone()[0]
+
+    def drain(self, timeout: float = 60) -> bool:
+        """Wait until the queue is empty (tests, benchmarks, reindex)."""
+        deadline = time.monotonic() + timeout
+        while self.pending():
+            if time.monotonic() > deadline:
+                return False
+            self.wake()
+            time.sleep(0.02)
+        return True
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                worked = self._embed_batch()
+            except Exception as e:  # never let the worker die
+                LOG.exception("embedding worker failed")
+                self.last_error = f"{type(e).__name__}: {e}"
+                worked = False
+            if not worked:
+                self._maybe_compact()
+                self._wake.wait(5)
+                self._wake.clear()
+
+    def _embed_batch(self) -> bool:
+        with self.lock:
+            jobs = self.db.execute_returning_dicts(
+                "SELECT j.rowid AS job, j.attempts, m.seq, m.id, m.user_id, m.kind, m.role, m.name, "
+                "m.content FROM embed_jobs j JOIN memories m ON m.id = j.memory_id "
+                "WHERE j.next_at <= ? ORDER BY j.rowid LIMIT ?", [time.time(), self.batch_size])
+        if not jobs:
+            return False
+        try:
+            vectors = self.embedder.embed([embed_text(j) for j in jobs])
+            with self.lock:
+                # only jobs untouched since they were read: a forgotten or
+                # rewritten memory has lost (or replaced) its job row
+                current = {r[0] for r in self.db.execute(
+                    "SELECT rowid FROM embed_jobs WHERE rowid IN (%s)" % ",".join("?" * len(jobs)),
+                    [j["job"] for j in jobs])}
+                rows = [(j["seq"], j["id"], j["user_id"], v) for j, v in zip(jobs, vectors)
+                        if j["job"] in current]
+                self.vectors.upsert(rows)
+                with self.db.atomic():
+                    self.db.conn.executemany("DELETE FROM embed_jobs WHERE rowid = ?", [[j] for j in current])
+            self.embedded += len(rows)
+            self._since_compact += len(rows)
+            return True
+        except Exception as e:
+            LOG.exception("embedding a batch failed; it will be retried")
+            self.last_error = f"{type(e).__name__}: {e}"
+            with self.lock, self.db.atomic():
+                for j in jobs:
+                    delay = min(MAX_BACKOFF_S, 2 ** j["attempts"])
+                    self.db.execute("UPDATE embed_jobs SET attempts = attempts + 1, next_at = ?, "
+                                    "error = ? WHERE rowid = ?", [time.time() + delay, self.last_error, j["job"]])
+            return False
+
+    def _maybe_compact(self):
+        if self._since_compact and time.monotonic() - self._last_compact >= self.compact_s:
+            with self.lock:
+                self.vectors.compact()
+            self._since_compact = 0
+            self._last_compact = time.monotonic()
+
+    # ---------------------------------------------------------------- reads
+    def search(self, user_id: str, text: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
+        vector = self.embedder.embed_query(text)
+        return self.vectors.search(np.asarray(vector, dtype=np.float32), user_id, min_seq, limit)
+
+    # --------------------------------------------------------------- writes
+    def forget(self, ids):
+        """Remove vectors for real (call with the engine's lock held)."""
+        if ids:
+            self.vectors.delete(ids)
+            self.vectors.purge()
+
+    def rebuild(self):
+        """Drop every vector and queue every memory again (call with the lock held)."""
+        self.vectors.clear()
+        with self.db.atomic():
+            self.db.execute("DELETE FROM embed_jobs")
+            self.db.execute("INSERT INTO embed_jobs (memory_id) SELECT id FROM memories "
+                            "WHERE content != '' AND coalesce(role, '') != 'tool'")
+        self.wake()

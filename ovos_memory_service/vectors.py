@@ -1,0 +1,92 @@
+"""Vectors of the memories in LanceDB: a derived index, rebuilt from SQLite at
+will. It holds ids and vectors only, never memory text.
+
+Every LanceDB write makes a new version and fragment: ``compact()`` merges
+fragments (run on a schedule) and ``purge()`` also removes every old version,
+so that a forgotten memory's vector is gone from the files too.
+"""
+from datetime import timedelta
+from pathlib import Path
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+TABLE = "memory_vectors"
+
+
+def sql_string(value: str) -> str:
+    """A string literal for a LanceDB filter."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+class VectorIndex:
+    def __init__(self, folder: Path, dim: int):
+        try:
+            import lancedb
+            import pyarrow as pa
+        except ImportError as e:
+            from ovos_memory_service.embeddings import EmbeddingsUnavailable
+            raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install lancedb")
+        self.pa = pa
+        self.dim = dim
+        self.schema = pa.schema([
+            pa.field("seq", pa.int64()),          # the memory's rowid in SQLite
+            pa.field("id", pa.string()),
+            pa.field("user_id", pa.string()),
+            pa.field("vector", pa.list_(pa.float32(), dim)),
+        ])
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.db = lancedb.connect(str(folder))
+        self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
+        if self.table.schema.field("vector").type.list_size != dim:
+            raise ValueError(f"the vector index was built with another model; run a reindex "
+                             f"(dimension {self.table.schema.field('vector').type.list_size}, now {dim})")
+
+    def upsert(self, rows: Sequence[Tuple[int, str, str, np.ndarray]]):
+        """(seq, id, user_id, vector) rows; an existing id is replaced."""
+        if not rows:
+            return
+        pa = self.pa
+        data = pa.table({
+            "seq": pa.array([r[0] for r in rows], pa.int64()),
+            "id": pa.array([r[1] for r in rows], pa.string()),
+            "user_id": pa.array([r[2] for r in rows], pa.string()),
+            "vector": pa.FixedSizeListArray.from_arrays(
+                pa.array(np.stack([r[3] for r in rows]).astype(np.float32).reshape(-1)), self.dim),
+        }, schema=self.schema)
+        self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        result = self.table.delete("id IN (" + ", ".join(sql_string(i) for i in ids) + ")")
+        return getattr(result, "num_deleted_rows", 0) or 0
+
+    def search(self, vector: np.ndarray, user_id: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
+        """(id, cosine similarity) of the user's nearest vectors with seq >= min_seq."""
+        rows = (self.table.search(vector).metric("cosine")
+                .where(f"user_id = {sql_string(user_id)} AND seq >= {int(min_seq)}", prefilter=True)
+                .select(["id", "_distance"]).limit(limit).to_arrow())
+        return list(zip(rows["id"].to_pylist(), (1.0 - d for d in rows["_distance"].to_pylist())))
+
+    def count(self) -> int:
+        return self.table.count_rows()
+
+    def ids(self) -> set:
+        return set(self.table.to_arrow()["id"].to_pylist())
+
+    def compact(self):
+        """Merge small fragments; old versions older than an hour go too."""
+        self.table.optimize(cleanup_older_than=timedelta(hours=1))
+
+    def purge(self):
+        """Compact and drop every old version: deleted vectors leave the files."""
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "removes every version except the latest": wanted
+            self.table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+    def clear(self):
+        self.db.drop_table(TABLE)
+        self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
+        self.purge()
