@@ -1,8 +1,11 @@
 """Keyword recall over the memories table with SQLite FTS5 and bm25.
 
-Ranking is FTS5's bm25 (name column weighted 0.5, content 1.0). The score
-reported for each hit is on a 0..1 scale that means the same on any corpus:
-the idf-weighted share of the query's keywords that the memory contains,
+Each turn is indexed with its speaker's name, its text, and as context the
+text of the turn before it (a reply is found by the question it answers).
+Ranking is FTS5's bm25 with the column weights below. The score reported for
+each hit is on a 0..1 scale that means the same on any corpus: the
+idf-weighted share of the query's keywords that the memory contains (a
+keyword found only in its context counts half),
 
     score = sum(idf(t) for t in query if t in memory) / sum(idf(t) for t in query)
     idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))
@@ -21,6 +24,10 @@ from ovos_memory_service.items import MemoryItem
 from ovos_memory_service.resources import stop_words
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
+# bm25 weights of the name, content and context columns
+WEIGHTS = (0.5, 1.0, 0.4)
+# a keyword found only in the context counts this much toward the score
+CONTEXT_CREDIT = 0.5
 
 
 def keywords(text: str, lang: str) -> List[str]:
@@ -55,7 +62,7 @@ def search(db: Database, text: str, lang: str, visible_sql: str, visible_args: l
     if not words or limit <= 0:
         return []
     sql = (
-        "SELECT m.*, -bm25(memories_fts, 0.5, 1.0) AS relevance "
+        "SELECT m.*, -bm25(memories_fts, %s, %s, %s) AS relevance " % WEIGHTS +
         "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
         f"WHERE memories_fts MATCH ? AND {visible_sql} "
         "AND m.id NOT IN (SELECT value FROM json_each(?)) "
@@ -77,13 +84,17 @@ def _coverage(db: Database, words: Sequence[str], seqs: List[int]) -> dict:
     found = {seq: 0.0 for seq in seqs}
     idf_sum = 0.0
     for word in words:
-        expr = quote(word)
         n = db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
-                       [expr]).fetchone()[0]
+                       ["{name content} : " + quote(word)]).fetchone()[0]
         idf = math.log(1 + (total_docs - n + 0.5) / (n + 0.5))
         idf_sum += idf
-        for (seq,) in db.execute(
-                "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                "AND rowid IN (SELECT value FROM json_each(?))", [expr, json.dumps(seqs)]):
-            found[seq] += idf
+        credit = {}
+        for columns, share in (("context", CONTEXT_CREDIT), ("name content", 1.0)):
+            for (seq,) in db.execute(
+                    "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                    "AND rowid IN (SELECT value FROM json_each(?))",
+                    ["{%s} : %s" % (columns, quote(word)), json.dumps(seqs)]):
+                credit[seq] = share
+        for seq, share in credit.items():
+            found[seq] += share * idf
     return {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()}

@@ -113,3 +113,56 @@ def m002_embed_jobs(db):
     INSERT INTO embed_jobs (memory_id)
         SELECT id FROM memories WHERE content != '' AND coalesce(role, '') != 'tool';
     """)
+
+
+# the text of the turn before a turn in its conversation (NULL for other memories)
+_PREVIOUS = """(SELECT p.content FROM memories p WHERE p.conversation_id = {row}.conversation_id
+               AND p.kind = 'turn' AND p.seq < {row}.seq ORDER BY p.seq DESC LIMIT 1)"""
+_NEXT = """(SELECT n.seq FROM memories n WHERE n.conversation_id = {row}.conversation_id
+           AND n.kind = 'turn' AND n.seq > {row}.seq ORDER BY n.seq LIMIT 1)"""
+
+
+@migrations()
+def m003_search_context(db):
+    """Index each turn with the turn before it (a reply is found by the
+    question it answers). The context is derived, never stored: the index
+    reads it through a view, and triggers re-index the next turn whenever a
+    turn is deleted or rewritten, so forgotten text leaves every entry."""
+    prev_new, prev_old = _PREVIOUS.format(row="new"), _PREVIOUS.format(row="old")
+    next_old = _NEXT.format(row="old")
+    db.executescript(f"""
+    DROP TRIGGER memories_ai;
+    DROP TRIGGER memories_ad;
+    DROP TRIGGER memories_au;
+    DROP TABLE memories_fts;
+    CREATE VIEW memories_search AS
+        SELECT m.seq, m.name, m.content, {_PREVIOUS.format(row="m")} AS context FROM memories m;
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        name, content, context, content='memories_search', content_rowid='seq',
+        tokenize='porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, name, content, context)
+        VALUES (new.seq, new.name, new.content, {prev_new});
+    END;
+    CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, name, content, context)
+        VALUES ('delete', old.seq, old.name, old.content, {prev_old});
+        -- the next turn was indexed with the deleted text as its context
+        INSERT INTO memories_fts (memories_fts, rowid, name, content, context)
+        SELECT 'delete', n.seq, n.name, n.content, old.content FROM memories n WHERE n.seq = {next_old};
+        INSERT INTO memories_fts (rowid, name, content, context)
+        SELECT n.seq, n.name, n.content, {prev_old} FROM memories n WHERE n.seq = {next_old};
+    END;
+    CREATE TRIGGER memories_au AFTER UPDATE OF name, content ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, name, content, context)
+        VALUES ('delete', old.seq, old.name, old.content, {prev_old});
+        INSERT INTO memories_fts (rowid, name, content, context)
+        VALUES (new.seq, new.name, new.content, {prev_new});
+        INSERT INTO memories_fts (memories_fts, rowid, name, content, context)
+        SELECT 'delete', n.seq, n.name, n.content, old.content FROM memories n WHERE n.seq = {next_old};
+        INSERT INTO memories_fts (rowid, name, content, context)
+        SELECT n.seq, n.name, n.content, new.content FROM memories n WHERE n.seq = {next_old};
+    END;
+    INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
+    """)

@@ -10,7 +10,13 @@ HEADER = ("Use the following recalled context to answer the user's question. "
 
 
 def lexical_engine(make_engine, **block):
-    return make_engine(memory_module=LEXICAL, **{LEXICAL: block})
+    """Keyword recall alone: these tests are about it, not about fusion."""
+    return make_engine(memory_module=LEXICAL, embeddings={"enabled": False}, **{LEXICAL: block})
+
+
+@pytest.fixture
+def engine(make_engine):
+    return lexical_engine(make_engine)
 
 
 def fill(engine, sc):
@@ -131,7 +137,7 @@ def test_tool_call_id_is_the_same_for_identical_builds(make_engine):
 
 def test_no_hits_gives_plain_history_in_every_mode(make_engine):
     for mode in ("system", "developer", "system_prompt", "user", "tool"):
-        engine = make_engine(memory_module=LEXICAL, **{LEXICAL: {"inject_mode": mode, "system_prompt": "SYS"}})
+        engine = lexical_engine(make_engine, inject_mode=mode, system_prompt="SYS")
         sc = scope(user=f"u-{mode}")
         exchange(engine, sc, "hi", "hello")
         m = engine.build_context(sc, "quantum chromodynamics").messages
@@ -180,7 +186,7 @@ def test_query_mode_history_folds_earlier_user_turns(make_engine):
     exchange(engine, sc, "I was thinking about Tokyo", "oh?")
     context = engine.build_context(sc, "when is that trip?")
     assert any("Tokyo" in m.content for m in context.memories)
-    plain = make_engine(memory_module=LEXICAL)
+    plain = lexical_engine(make_engine)
     assert not any("Tokyo" in m.content for m in plain.build_context(sc, "when is that trip?").memories)
 
 
@@ -191,7 +197,7 @@ def test_scope_session_recalls_only_this_session(make_engine):
     exchange(engine, sc, "my dog loves the park", "fun")
     exchange(engine, sc, "what a day", "indeed")
     memories = engine.build_context(sc, "dog").memories
-    assert [m.content for m in memories] == ["my dog loves the park"]
+    assert [m.content for m in memories] == ["my dog loves the park", "fun"]  # the reply by its context
 
 
 @pytest.mark.parametrize("block", [
