@@ -7,12 +7,19 @@ from os.path import expanduser, join
 
 DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-composite"
 # hybrid recall: the recent window, keywords and meaning, fused by rank
+# (weights, rrf_k, fetch depth and neighbor_weight tuned on LoCoMo's development split)
 DEFAULT_COMPOSITE = {
     "members": [
         {"module": "ovos-memory-plugin-lexical", "weight": 1.0},
-        {"module": "ovos-memory-plugin-local-rag", "weight": 1.0},
+        {"module": "ovos-memory-plugin-local-rag", "weight": 0.7},
     ],
     "fusion": "rrf",
+    "rrf_k": 10,
+    "member_fetch_k": 50,
+    "neighbor_weight": 0.2,
+    "speaker_boost": 0.5,
+    "time_boost": 2.0,
+    "time_scale_days": 7,
     "max_num_results": 5,
 }
 

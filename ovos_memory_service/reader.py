@@ -50,6 +50,27 @@ class StoreReader:
             return lexical.search(self.db, text, scope.lang, sql, args, exclude_ids=exclude_ids,
                                   exclude_content=exclude_content, limit=limit)
 
+    def adjacent_turns(self, scope: Scope, ids: Sequence[str], kinds: Sequence[str],
+                       where: str = "user", exclude_ids: Sequence[str] = (),
+                       exclude_content: str = "") -> dict:
+        """For each turn id, the turns just before and after it in its
+        conversation that the scope may see: {id: [MemoryItem, ...]}."""
+        sql, args = self.visible(scope, kinds, where)
+        step = ("(SELECT {f}(p.seq) FROM memories p WHERE p.conversation_id = h.conversation_id "
+                "AND p.kind = 'turn' AND p.seq {op} h.seq)")
+        with self.lock:
+            rows = self.db.execute_returning_dicts(
+                f"SELECT h.id AS source, m.* FROM memories h JOIN memories m "
+                f"ON m.seq IN ({step.format(f='max', op='<')}, {step.format(f='min', op='>')}) "
+                f"WHERE h.id IN (SELECT value FROM json_each(?)) AND h.kind = 'turn' AND {sql} "
+                "AND m.id NOT IN (SELECT value FROM json_each(?)) "
+                "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?))",
+                [json.dumps(list(ids)), *args, json.dumps(list(exclude_ids)), exclude_content.strip()])
+        found = {}
+        for row in rows:
+            found.setdefault(row.pop("source"), []).append(MemoryItem.from_row(row))
+        return found
+
     def semantic_search(self, scope: Scope, text: str, limit: int, kinds: Sequence[str],
                         where: str = "user", exclude_ids: Sequence[str] = (),
                         exclude_content: str = "") -> List[MemoryItem]:

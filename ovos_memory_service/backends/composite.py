@@ -5,17 +5,20 @@ and their hits fused; plain members (recency, plugins...) contribute their
 leading system blocks; the verbatim window comes from the ``primary`` member.
 A member that fails, or answers after ``member_timeout`` seconds, is skipped.
 """
+import time
 from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import replace
 from typing import List, Sequence
 
 from ovos_utils.log import LOG
 
 from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
 from ovos_memory_service.backends.retrieval import RetrievalBackend
+from ovos_memory_service.focus import focus
 from ovos_memory_service.fusion import FUSIONS, fuse
 from ovos_memory_service.history import trim_window
 from ovos_memory_service.inject import InjectSettings, assemble, render_context, tool_call_id
-from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.items import KINDS, MemoryItem
 
 # shared by every composite; members of nested composites run here too
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memory-member")
@@ -25,7 +28,14 @@ class CompositeBackend(Backend):
     """Keys: ``members`` [{module, config, weight}], ``primary``, ``fusion``,
     ``rrf_k`` (60), ``max_num_results`` (5), ``member_fetch_k`` (2x),
     ``dedup`` (true), ``min_score``, ``member_timeout`` (2 s),
-    ``inject_mode``, ``system_prompt``, ``context.*``."""
+    ``neighbor_weight`` (0), ``speaker_boost`` (0), ``time_boost`` (0),
+    ``time_scale_days`` (7), ``inject_mode``, ``system_prompt``, ``context.*``.
+
+    ``neighbor_weight`` > 0 lets a recalled turn lift the turns just before
+    and after it (by that share of its fused score): a question and its
+    answer tend to be remembered together. ``speaker_boost`` and
+    ``time_boost`` favour memories of a speaker the question names and from
+    around a date it mentions (see focus.py)."""
     name = "composite"
 
     def __init__(self, config, reader):
@@ -70,6 +80,10 @@ class CompositeBackend(Backend):
         self.min_score = optional_number({"min_score": config.get("min_score", retrieval.get("min_score"))},
                                          "min_score", 0, 1)
         self.member_timeout = optional_number(config, "member_timeout", 0.01, 600) or 2.0
+        self.neighbor_weight = optional_number(config, "neighbor_weight", 0, 1) or 0.0
+        self.speaker_boost = optional_number(config, "speaker_boost", 0, 100) or 0.0
+        self.time_boost = optional_number(config, "time_boost", 0, 100) or 0.0
+        self.time_scale_days = optional_number(config, "time_scale_days", 0.01, 3650) or 7.0
         self.max_history = self.primary.max_history if self.primary else 0
         self.settings = InjectSettings.from_config(config)
 
@@ -108,9 +122,30 @@ class CompositeBackend(Backend):
         lists = [r for r in results if r is not None]
         weights = [w for (_, w), r in zip(self.retrievers, results) if r is not None]
         hits = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup)
+        if self.neighbor_weight and hits:
+            hits = self._lift_neighbors(scope, hits, raw_window, utterance, where, kinds)
+        hits = focus(hits, utterance, scope.lang, time.time(), self.speaker_boost,
+                     self.time_boost, self.time_scale_days)
         if self.min_score is not None:
             hits = [h for h in hits if h.score >= self.min_score]
         return hits[:limit]
+
+    def _lift_neighbors(self, scope, hits, raw_window, utterance, where, kinds):
+        """Add ``neighbor_weight`` x a hit's fused score to the turns beside it."""
+        adjacent = self.reader.adjacent_turns(
+            scope, [h.id for h in hits], kinds or KINDS, where or "user",
+            [t.id for t in raw_window], utterance)
+        items = {h.id: h for h in hits}
+        total = {h.id: h.rank_score for h in hits}
+        for hit in hits:
+            for turn in adjacent.get(hit.id, []):
+                total[turn.id] = total.get(turn.id, 0.0) + self.neighbor_weight * hit.rank_score
+                lifted = self.neighbor_weight * hit.score
+                if turn.id not in items or items[turn.id].score < lifted:
+                    items[turn.id] = replace(items.get(turn.id, turn), score=max(
+                        lifted, items[turn.id].score if turn.id in items else 0.0))
+        lifted = [replace(items[i], rank_score=score) for i, score in total.items()]
+        return sorted(lifted, key=lambda item: item.rank_score, reverse=True)
 
     def context_blocks(self, scope, utterance, now):
         blocks, items = [], []
