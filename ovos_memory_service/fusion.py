@@ -20,12 +20,17 @@ def _key(dedup: bool) -> Callable[[MemoryItem], str]:
 
 
 def _collect(lists, key, gain) -> List[MemoryItem]:
-    """Sum ``gain(list_index, rank, item)`` per key; the best-scoring copy represents it."""
+    """Sum ``gain(list_index, rank, item)`` per key over the lists (a key counts
+    once per list, at its best rank); the best-scoring copy represents it."""
     total: Dict[str, float] = {}
     best: Dict[str, MemoryItem] = {}
     for i, items in enumerate(lists):
+        counted = set()
         for rank, item in enumerate(items, start=1):
             k = key(item)
+            if k in counted:
+                continue
+            counted.add(k)
             total[k] = total.get(k, 0.0) + gain(i, rank, item)
             if k not in best or item.score > best[k].score:
                 best[k] = item

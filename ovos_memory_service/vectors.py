@@ -4,7 +4,13 @@ will. It holds ids and vectors only, never memory text.
 Every LanceDB write makes a new version and fragment: ``compact()`` merges
 fragments (run on a schedule) and ``purge()`` also removes every old version,
 so that a forgotten memory's vector is gone from the files too.
+
+A query compares a few hundred vectors of one user: LanceDB's query planning
+alone costs about 10 ms here, so searches run over an in-memory copy of each
+user's vectors, read from LanceDB once and kept in step with every write and
+delete (forgetting drops them from it too).
 """
+import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import List, Sequence, Tuple
@@ -41,6 +47,8 @@ class VectorIndex:
         if self.table.schema.field("vector").type.list_size != dim:
             raise ValueError(f"the vector index was built with another model; run a reindex "
                              f"(dimension {self.table.schema.field('vector').type.list_size}, now {dim})")
+        self._users = {}  # user_id -> {"seq": array, "id": list, "vector": matrix}
+        self._cache_lock = threading.Lock()
 
     def upsert(self, rows: Sequence[Tuple[int, str, str, np.ndarray]]):
         """(seq, id, user_id, vector) rows; an existing id is replaced."""
@@ -55,19 +63,48 @@ class VectorIndex:
                 pa.array(np.stack([r[3] for r in rows]).astype(np.float32).reshape(-1)), self.dim),
         }, schema=self.schema)
         self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        with self._cache_lock:
+            for seq, memory_id, user_id, vector in rows:
+                if user_id in self._users:
+                    self._drop_cached({memory_id}, [user_id])
+                    self._users[user_id] = _append(self._users[user_id], seq, memory_id, vector)
 
     def delete(self, ids: Sequence[str]) -> int:
         if not ids:
             return 0
         result = self.table.delete("id IN (" + ", ".join(sql_string(i) for i in ids) + ")")
+        with self._cache_lock:
+            self._drop_cached(set(ids), list(self._users))
         return getattr(result, "num_deleted_rows", 0) or 0
+
+    def _drop_cached(self, ids: set, users: list):
+        for user_id in users:
+            cached = self._users[user_id]
+            keep = [i for i, memory_id in enumerate(cached["id"]) if memory_id not in ids]
+            if len(keep) != len(cached["id"]):
+                self._users[user_id] = {"seq": cached["seq"][keep], "vector": cached["vector"][keep],
+                                        "id": [cached["id"][i] for i in keep]}
+
+    def _user_vectors(self, user_id: str) -> dict:
+        with self._cache_lock:
+            if user_id not in self._users:
+                rows = (self.table.search().where(f"user_id = {sql_string(user_id)}")
+                        .select(["seq", "id", "vector"]).limit(None).to_arrow())
+                matrix = np.asarray(rows["vector"].combine_chunks().flatten().to_numpy(),
+                                    dtype=np.float32).reshape(-1, self.dim)
+                self._users[user_id] = {"seq": np.asarray(rows["seq"].to_pylist(), dtype=np.int64),
+                                        "id": rows["id"].to_pylist(), "vector": matrix}
+            return self._users[user_id]
 
     def search(self, vector: np.ndarray, user_id: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
         """(id, cosine similarity) of the user's nearest vectors with seq >= min_seq."""
-        rows = (self.table.search(vector).metric("cosine")
-                .where(f"user_id = {sql_string(user_id)} AND seq >= {int(min_seq)}", prefilter=True)
-                .select(["id", "_distance"]).limit(limit).to_arrow())
-        return list(zip(rows["id"].to_pylist(), (1.0 - d for d in rows["_distance"].to_pylist())))
+        cached = self._user_vectors(user_id)
+        candidates = np.flatnonzero(cached["seq"] >= min_seq)
+        if not len(candidates):
+            return []
+        similarity = cached["vector"][candidates] @ vector  # vectors are unit length
+        order = np.argsort(-similarity)[:limit]
+        return [(cached["id"][candidates[i]], float(similarity[i])) for i in order]
 
     def count(self) -> int:
         return self.table.count_rows()
@@ -89,4 +126,11 @@ class VectorIndex:
     def clear(self):
         self.db.drop_table(TABLE)
         self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
+        with self._cache_lock:
+            self._users.clear()
         self.purge()
+
+
+def _append(cached: dict, seq: int, memory_id: str, vector: np.ndarray) -> dict:
+    return {"seq": np.append(cached["seq"], seq), "id": [*cached["id"], memory_id],
+            "vector": np.vstack([cached["vector"], np.asarray(vector, dtype=np.float32)[None, :]])}

@@ -9,7 +9,8 @@ from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessa
 
 
 class EchoMemory(AgentContextManager):
-    """Remembers every message it is given; builds [system: count] + history + utterance."""
+    """Remembers every message it is given; builds [system: count] + history + utterance.
+    Config ``sleep`` (seconds) and ``fail`` make it slow or broken."""
     seen = {}
 
     def get_history(self, session_id):
@@ -19,6 +20,10 @@ class EchoMemory(AgentContextManager):
         self.seen.setdefault(session_id, []).extend(new_messages)
 
     def build_conversation_context(self, utterance, session_id):
+        import time
+        time.sleep(self.config.get("sleep", 0))
+        if self.config.get("fail"):
+            raise RuntimeError("this plugin is broken on purpose")
         prompt = self.config.get("system_prompt", "") + f" seen={len(self.seen.get(session_id, []))}"
         return [AgentMessage(MessageRole.SYSTEM, prompt.strip()), *self.get_history(session_id),
                 AgentMessage(MessageRole.USER, utterance)]

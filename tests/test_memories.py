@@ -77,6 +77,15 @@ def test_forget_all_in_session_scope_keeps_other_sessions(engine):
     assert engine.get_history(scope(session="a")) == []
 
 
+def test_forgetting_a_turn_removes_it_from_the_next_turns_context(engine):
+    sc = scope()
+    ids = exchange(engine, sc, "the treasure is under the oak", "I will remember")["ids"]
+    found = engine.reader.keyword_search(sc, "treasure oak", 5, ["turn"])
+    assert [m.id for m in found] == ids  # the reply is found by the turn before it
+    engine.forget(sc, ids=[ids[0]])
+    assert engine.reader.keyword_search(sc, "treasure oak", 5, ["turn"]) == []
+
+
 def test_forgotten_text_is_gone_from_the_database_files(make_engine, tmp_path):
     engine = make_engine()
     sc = scope()

@@ -147,6 +147,18 @@ class CompositeBackend(Backend):
         lifted = [replace(items[i], rank_score=score) for i, score in total.items()]
         return sorted(lifted, key=lambda item: item.rank_score, reverse=True)
 
+    def after_update(self, scope, stored):
+        """Every member hears the stored turns (plugins keep their own state);
+        one failing member does not keep the others from it."""
+        failure = None
+        for member in self.members:
+            try:
+                member.after_update(scope, stored)
+            except Exception as e:
+                failure = failure or e
+        if failure is not None:
+            raise failure
+
     def context_blocks(self, scope, utterance, now):
         blocks, items = [], []
         plain = [m for m in self.members if not isinstance(m, RetrievalBackend)]

@@ -1,0 +1,138 @@
+"""Semantic recall with the real all-MiniLM-L6-v2 model and real LanceDB files."""
+import os
+import subprocess
+import sys
+import time
+
+import lancedb
+
+from ovos_memory_service.vectors import TABLE
+from tests.helpers import exchange, scope
+
+RAG = "ovos-memory-plugin-local-rag"
+
+
+def rag_engine(make_engine, **config):
+    return make_engine(memory_module=RAG, **config)
+
+
+def test_meaning_is_found_without_shared_words(make_engine):
+    engine = rag_engine(make_engine)
+    sc = scope()
+    exchange(engine, sc, "My dog is called Rex", "What a good boy")
+    exchange(engine, sc, "I bought a new bicycle yesterday", "Enjoy the rides")
+    engine.wait_idle()
+    hits = engine.recall(sc, "what is the name of my pet?", threshold=0)
+    assert hits[0].content == "My dog is called Rex"
+    assert 0 < hits[0].score <= 1 and hits[0].kind == "turn"
+    # keywords alone find nothing here
+    assert engine.reader.keyword_search(sc, "what is the name of my pet?", 5, ["turn"]) == []
+
+
+def test_embedding_happens_after_the_reply_in_the_background(make_engine):
+    engine = rag_engine(make_engine)
+    sc = scope()
+    exchange(engine, sc, "The garage code is on the fridge", "ok")
+    stats = engine.stats(sc)
+    assert stats["semantic_recall"] is True and stats["embedding_model"].endswith("all-MiniLM-L6-v2")
+    engine.wait_idle()
+    stats = engine.stats(sc)
+    assert stats["pending_jobs"] == 0 and stats["vectors"] == 2
+
+
+def test_pending_jobs_survive_a_restart(make_engine):
+    offline = make_engine(embeddings={"enabled": False})
+    sc = scope()
+    exchange(offline, sc, "I keep my passport in the blue drawer", "noted")
+    assert offline.stats(sc)["semantic_recall"] is False
+    offline.close()
+    engine = make_engine()  # the same store, now with the model
+    engine.wait_idle()
+    assert engine.stats(sc)["vectors"] == 2
+    assert engine.recall(sc, "where is my travel document?", threshold=0)[0].content.startswith(
+        "I keep my passport")
+
+
+def test_the_index_can_be_rebuilt_from_sqlite(make_engine, tmp_path):
+    engine = make_engine()
+    sc = scope()
+    for i in range(5):
+        exchange(engine, sc, f"fact number {i} about the garden", "ok")
+    engine.wait_idle()
+    assert engine.rebuild_vectors() == 10
+    assert engine.stats(sc)["vectors"] == 0
+    engine.wait_idle()
+    assert engine.stats(sc)["vectors"] == 10
+
+
+def test_forgetting_removes_vectors_from_every_version(make_engine, tmp_path):
+    engine = make_engine()
+    sc = scope()
+    kept = exchange(engine, sc, "I like green tea", "me too")["ids"]
+    gone = exchange(engine, sc, "My secret hideout is behind the waterfall", "I'll never tell")["ids"]
+    engine.wait_idle()
+    folder = tmp_path / "memory" / "vectors"
+    table = lancedb.connect(str(folder)).open_table(TABLE)
+    assert len(table.list_versions()) > 1
+    engine.forget(sc, ids=gone)
+    table = lancedb.connect(str(folder)).open_table(TABLE)
+    assert len(table.list_versions()) == 1
+    assert set(table.to_arrow()["id"].to_pylist()) == set(kept)
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert not any(i.encode() in path.read_bytes() for i in gone), path
+    assert all(h.id not in gone for h in engine.recall(sc, "hideout waterfall", threshold=0))
+
+
+def test_vector_table_is_compacted_on_a_schedule(make_engine, tmp_path):
+    engine = make_engine(vector_compact_minutes=0.01, embeddings={"batch_size": 2})
+    sc = scope()
+    for i in range(6):
+        exchange(engine, sc, f"note {i} about the kitchen", "ok")
+        engine.wait_idle()
+    table = lancedb.connect(str(tmp_path / "memory" / "vectors")).open_table(TABLE)
+    deadline = time.monotonic() + 20
+    while _fragments(table) > 1:
+        assert time.monotonic() < deadline, "never compacted"
+        engine.semantic.wake()
+        time.sleep(0.5)
+        table = lancedb.connect(str(tmp_path / "memory" / "vectors")).open_table(TABLE)
+    assert table.count_rows() == 12
+
+
+def _fragments(table) -> int:
+    return table.stats()["fragment_stats"]["num_fragments"]
+
+
+def test_environment_variable_overrides_the_model(make_engine, monkeypatch):
+    monkeypatch.setenv("OVOS_MEMORY_EMBEDDINGS_MODEL", "no-such-org/no-such-model")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    engine = make_engine(memory_module=RAG)
+    stats = engine.stats(scope())
+    assert stats["semantic_recall"] is False and "no-such-org/no-such-model" in stats["semantic_error"]
+    exchange(engine, scope(), "I collect vinyl records", "cool")
+    assert engine.recall(scope(), "vinyl")[0].content == "I collect vinyl records"  # keywords still work
+
+
+def test_without_lancedb_the_service_runs_with_keyword_recall(tmp_path):
+    """A board with no lancedb wheel: the import fails, the service still answers."""
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['lancedb'] = None\n")
+    code = (
+        "from ovos_memory_service.config import build_config\n"
+        "from ovos_memory_service.engine import MemoryEngine\n"
+        "from tests.helpers import exchange, scope\n"
+        f"e = MemoryEngine(build_config({{'data_dir': {str(tmp_path / 'm')!r}}})); e.open()\n"
+        "exchange(e, scope(), 'my locker number is 42', 'ok')\n"
+        "s = e.stats(scope()); print('OUT:', s['semantic_recall'], s['semantic_error'])\n"
+        "print('OUT:', e.recall(scope(), 'locker number')[0].content)\n"
+        "print('OUT:', 'my locker number is 42' in e.build_context(scope(session='other'), 'locker').messages[0].content)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocker), os.getcwd()])}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120, cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert out.returncode == 0, out.stderr
+    lines = [line[5:] for line in out.stdout.splitlines() if line.startswith("OUT: ")]
+    assert lines[0].startswith("False") and "lancedb" in lines[0]
+    assert lines[1] == "my locker number is 42"
+    assert lines[2] == "True"
