@@ -5,7 +5,6 @@ and a memory from around a date the question mentions ("...on 1 May",
 "yesterday", in any language ovos-date-parser knows) rank higher.
 """
 import re
-from dataclasses import replace
 from datetime import datetime, timezone
 from typing import List, Optional
 
@@ -46,16 +45,15 @@ def names(text: str):
 
 def focus(hits: List[MemoryItem], text: str, lang: str, now: float, speaker_boost: float = 0.0,
           time_boost: float = 0.0, time_scale_days: float = 7.0) -> List[MemoryItem]:
-    """Re-rank: x(1 + speaker_boost) for a named speaker, x(1 + time_boost /
-    (1 + days away / time_scale_days)) near a mentioned date."""
+    """Re-rank in place: x(1 + speaker_boost) for a named speaker, x(1 +
+    time_boost / (1 + days away / time_scale_days)) near a mentioned date."""
     if not hits or not (speaker_boost or time_boost):
         return hits
     named = names(text) if speaker_boost else (lambda name: False)
     target = mentioned_time(text, lang, now) if time_boost else None
-    focused = []
     for hit in hits:
-        factor = 1.0 + (speaker_boost if named(hit.name) else 0.0)
+        if speaker_boost and named(hit.name):
+            hit.rank_score *= 1.0 + speaker_boost
         if target is not None:
-            factor *= 1.0 + time_boost / (1.0 + abs(hit.created_at - target) / (time_scale_days * DAY_S))
-        focused.append(replace(hit, rank_score=hit.rank_score * factor))
-    return sorted(focused, key=lambda item: item.rank_score, reverse=True)
+            hit.rank_score *= 1.0 + time_boost / (1.0 + abs(hit.created_at - target) / (time_scale_days * DAY_S))
+    return sorted(hits, key=lambda item: item.rank_score, reverse=True)

@@ -131,21 +131,21 @@ class CompositeBackend(Backend):
         return hits[:limit]
 
     def _lift_neighbors(self, scope, hits, raw_window, utterance, where, kinds):
-        """Add ``neighbor_weight`` x a hit's fused score to the turns beside it."""
+        """Add ``neighbor_weight`` x a hit's fused score to the turns beside it
+        (a turn only found this way gets that share of the hit's relevance)."""
         adjacent = self.reader.adjacent_turns(
             scope, [h.id for h in hits], kinds or KINDS, where or "user",
             [t.id for t in raw_window], utterance)
         items = {h.id: h for h in hits}
-        total = {h.id: h.rank_score for h in hits}
+        gain = {}
         for hit in hits:
             for turn in adjacent.get(hit.id, []):
-                total[turn.id] = total.get(turn.id, 0.0) + self.neighbor_weight * hit.rank_score
-                lifted = self.neighbor_weight * hit.score
-                if turn.id not in items or items[turn.id].score < lifted:
-                    items[turn.id] = replace(items.get(turn.id, turn), score=max(
-                        lifted, items[turn.id].score if turn.id in items else 0.0))
-        lifted = [replace(items[i], rank_score=score) for i, score in total.items()]
-        return sorted(lifted, key=lambda item: item.rank_score, reverse=True)
+                gain[turn.id] = gain.get(turn.id, 0.0) + self.neighbor_weight * hit.rank_score
+                item = items.setdefault(turn.id, replace(turn, score=0.0, rank_score=0.0))
+                item.score = max(item.score, self.neighbor_weight * hit.score)
+        for memory_id, extra in gain.items():
+            items[memory_id].rank_score += extra
+        return sorted(items.values(), key=lambda item: item.rank_score, reverse=True)
 
     def after_update(self, scope, stored):
         """Every member hears the stored turns (plugins keep their own state);
