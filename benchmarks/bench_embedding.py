@@ -29,16 +29,18 @@ from ovos_memory_service.wire import parse_messages  # noqa: E402
 from benchmarks.locomo import DEFAULT_DATA, sessions  # noqa: E402
 
 
-def locomo_turns(path: str, n: int) -> list:
-    turns = []
+def locomo_sessions(path: str, n: int) -> list:
+    """Whole LoCoMo sessions as update messages, about ``n`` turns in all."""
+    found, count = [], 0
     for sample in json.load(open(path)):
         for _, _, session in sessions(sample["conversation"]):
             first = session[0]["speaker"]
-            turns += [{"role": "user" if t["speaker"] == first else "assistant",
-                       "content": t["text"], "name": t["speaker"]} for t in session]
-            if len(turns) >= n:
-                return turns[:n]
-    return turns
+            found.append([{"role": "user" if t["speaker"] == first else "assistant",
+                           "content": t["text"], "name": t["speaker"]} for t in session])
+            count += len(session)
+            if count >= n:
+                return found
+    return found
 
 
 def main():
@@ -47,7 +49,8 @@ def main():
     parser.add_argument("--turns", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    turns = locomo_turns(args.data, args.turns)
+    updates = locomo_sessions(args.data, args.turns)
+    turns = [turn for update in updates for turn in update]
     # the texts the service embeds: "Speaker: text"
     texts = [embed_text({"kind": "turn", "name": t["name"], "role": t["role"], "content": t["content"]})
              for t in turns]
@@ -62,10 +65,9 @@ def main():
             list(embedder.model.embed(texts, batch_size=embedder.batch_size))
             raw.append(len(texts) / (time.perf_counter() - started))
 
-            scope = Scope(user_id="bench", session_id=f"round-{round_}")
             started = time.perf_counter()
-            for i in range(0, len(turns), 50):  # conversations arrive in updates
-                engine.update_history(scope, parse_messages(turns[i:i + 50]))
+            for i, update in enumerate(updates):  # one LoCoMo session per update and session
+                engine.update_history(Scope(user_id="bench", session_id=f"s{i}"), parse_messages(update))
             engine.wait_idle(timeout=3600)
             service.append(len(texts) / (time.perf_counter() - started))
             assert engine.semantic.vectors.count() == len(texts)

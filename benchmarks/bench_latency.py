@@ -15,8 +15,9 @@ several users and sessions, sentences built from small topic word lists, so the
 FTS keyword search has real work), then copied, so every transport starts from
 exactly the same store. Builds use utterances that share words with the stored
 turns; each update stores one ``[user, assistant]`` pair, as ovos-persona
-0.9.0a35 does. The persona backend is the default (lexical: keyword recall
-plus the recent window). Everything runs in a temporary HOME/XDG sandbox.
+0.9.0a35 does. The persona backend is the default (hybrid: the recent window,
+keyword and semantic recall, fused), and every pre-filled turn is embedded
+before timing starts. Everything runs in a temporary HOME/XDG sandbox.
 
 Run from the repository root:
 
@@ -139,6 +140,7 @@ def prefill(directory: Path, turns: int):
     try:
         for scope, msgs in conversations(random.Random(SEED), turns):
             engine.update_history(scope, parse_messages(msgs))
+        engine.wait_idle(timeout=3600)  # measure with every turn embedded
         return engine.db.execute("SELECT count(*) FROM memories WHERE kind = 'turn'").fetchone()[0]
     finally:
         engine.close()

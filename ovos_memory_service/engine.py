@@ -44,6 +44,7 @@ class MemoryEngine:
     def open(self):
         self.db = open_store(data_dir(self.config))
         self.reader = StoreReader(self.db, self.config, self.lock)
+        self.check_backends(self.config)
         if self.config["embeddings"].get("enabled", True):
             self._open_semantic()
         else:
@@ -79,8 +80,22 @@ class MemoryEngine:
                 self.db.close()
                 self.db = None
 
+    def check_backends(self, config: dict):
+        """Build the default and every configured persona's backend once, so a
+        bad block fails at start (or reload) with a ValueError naming it."""
+        blocks = {"the default": default_persona_block(config), **{
+            f"persona {persona_id!r}": block for persona_id, block in config["personas"].items()}}
+        for owner, block in blocks.items():
+            name = block.get("memory_module") or config["memory_module"]
+            try:
+                create_backend(name, block_for(block, name), self.reader).close()
+            except ValueError as e:
+                raise ValueError(f"memory_service: {owner} backend {name!r}: {e}") from e
+
     def reload(self, config: dict):
-        """Apply a new configuration (SIGHUP); the data directory stays."""
+        """Apply a new configuration (SIGHUP); the data directory stays.
+        Raises ValueError, keeping the running one, if a backend block is bad."""
+        self.check_backends(config)
         with self.lock:
             if data_dir(config) != data_dir(self.config):
                 LOG.warning("data_dir changed: restart the service to move the store")
@@ -190,7 +205,8 @@ class MemoryEngine:
                 LOG.exception(f"{backend.name}: background update failed")
                 self.last_background_error = f"{backend.name}: {type(e).__name__}: {e}"
             finally:
-                self._pending -= 1
+                with self.lock:
+                    self._pending -= 1
         self._background.submit(job)
 
     def build_context(self, scope: Scope, utterance: str) -> Context:

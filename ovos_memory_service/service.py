@@ -89,11 +89,11 @@ class MemoryService:
             from ovos_config import Configuration
             Configuration.reload()
             config = build_config(read_mycroft_conf())
+            self.engine.reload(config)
         except Exception:
             LOG.exception("configuration reload failed; keeping the running configuration")
             return
         self.config = config
-        self.engine.reload(config)
         LOG.info("configuration reloaded")
 
     # ------------------------------------------------------------- requests

@@ -11,7 +11,9 @@ from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessa
 class EchoMemory(AgentContextManager):
     """Remembers every message it is given; builds [system: count] + history + utterance.
     Config ``sleep`` (seconds) and ``fail`` make it slow or broken."""
-    seen = {}
+    def __init__(self, config=None):
+        super().__init__(config)
+        self.seen = {}
 
     def get_history(self, session_id):
         return list(self.seen.get(session_id, []))

@@ -177,3 +177,16 @@ def test_a_third_party_memory_plugin_runs_inside_the_daemon(tmp_path):
         assert s.ok("memory.stats", {})["memory_module"] == PLUGIN_NAME
     finally:
         s.close()
+
+
+def test_a_bad_backend_block_stops_the_start_with_a_clear_error(tmp_path):
+    from tests.sandbox import Stack
+    s = Stack(tmp_path, {"personas": {"butler": {"memory_module": "recency",
+                                                 "recency": {"max_history": "many"}}}})
+    try:
+        s.start_service(wait=False)
+        assert s.service.wait(60) == 1
+        log = s.log.read_text()
+        assert "persona 'butler' backend 'recency'" in log and "max_history" in log
+    finally:
+        s.close()

@@ -136,3 +136,18 @@ def test_without_lancedb_the_service_runs_with_keyword_recall(tmp_path):
     assert lines[0].startswith("False") and "lancedb" in lines[0]
     assert lines[1] == "my locker number is 42"
     assert lines[2] == "True"
+
+
+def test_recall_embeddings_limit_bounds_the_vectors_compared(make_engine):
+    engine = make_engine(recall_embeddings_limit=4)
+    sc = scope()
+    exchange(engine, sc, "My grandmother was born in Angola", "Interesting")
+    exchange(engine, sc, "I bought apples", "ok")
+    exchange(engine, sc, "I bought pears", "ok")
+    engine.wait_idle()
+    newest_four = engine.reader.semantic_search(sc, "family history in Africa", 10, ["turn"])
+    assert len(newest_four) == 4
+    assert "Angola" not in " ".join(m.content for m in newest_four)
+    engine.close()
+    everything = make_engine()
+    assert "Angola" in everything.reader.semantic_search(sc, "family history in Africa", 1, ["turn"])[0].content
