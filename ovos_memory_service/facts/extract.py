@@ -183,6 +183,7 @@ def parse_facts(path: Path, family: str, boundary: str):
         if any(neg for _, neg, _ in rule.patterns) and not rule.not_text:
             fail(0, "@slot %s has ! patterns but no @not-text" % rule.slot)
         needed = set(PLACEHOLDER.findall(rule.slot + rule.text + rule.not_text + rule.value))
+        needed -= {"phrase"}
         for source, _, number in rule.patterns:
             missing = needed - set(PLACEHOLDER.findall(source))
             if missing:
@@ -254,10 +255,11 @@ def _clause_starts(sentence: str, boundary, filler_run) -> List[int]:
     return starts
 
 
-def _clean(raw: str, lang: Language, rule: Rule) -> Optional[str]:
+def _clean(raw: str, lang: Language, rule: Rule):
+    """(value, phrase): the value without leading articles, trailing fillers and
+    punctuation, and the same with its articles kept ("the Beatles"); None
+    when the value is not acceptable."""
     words = raw.strip(TRIM).split()
-    while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
-        words.pop(0)
     trailing = sorted((t.split() for t in lang.lists["trailing"]), key=len, reverse=True)
     trimmed = True
     while trimmed:
@@ -265,6 +267,9 @@ def _clean(raw: str, lang: Language, rule: Rule) -> Optional[str]:
         for t in trailing:
             if len(words) > len(t) and [w.lower().strip(TRIM) for w in words[-len(t):]] == t:
                 words, trimmed = words[:-len(t)], True
+    phrase = " ".join(words).strip(TRIM)
+    while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
+        words.pop(0)
     value = " ".join(words).strip(TRIM)
     low = value.lower()
     if (not value or low in lang.lists["reject"] or low in rule.reject
@@ -272,17 +277,19 @@ def _clean(raw: str, lang: Language, rule: Rule) -> Optional[str]:
         return None
     if rule.digits is not None and bool(re.search(r"\d", value)) != rule.digits:
         return None
-    return value
+    return value, phrase
 
 
 def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optional[ExtractedFact]:
     said = {k[2:]: v for k, v in match.groupdict().items() if k.startswith("m_")}
     keys = {k: maps[k].get(re.sub(r"\s+", " ", v.lower()), v.lower()) for k, v in said.items()}
     if "value" in match.groupdict():
-        said["value"] = _clean(match.group("value"), lang, rule)
-        if said["value"] is None:
+        cleaned = _clean(match.group("value"), lang, rule)
+        if cleaned is None:
             return None
+        said["value"], said["phrase"] = cleaned
     value = rule.value.format(**said).strip()
+    said.setdefault("phrase", value)
     text = (rule.not_text if negated else rule.text).format(**{**said, "value": value})
     return ExtractedFact(slot=rule.slot.format(**keys), value=value, kind=rule.kind,
                          multi=rule.multi, negated=negated, family=rule.family,
