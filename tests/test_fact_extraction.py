@@ -22,6 +22,7 @@ POSITIVE = {
         ("I'm originally from Sweden", "origin", "Sweden", "fact", False),
         ("I really love hiking in the mountains!", "likes", "hiking in the mountains", "preference", True),
         ("My favourite band is Queen", "likes", "Queen", "preference", True),
+        ("I love to paint", "likes", "paint", "preference", True),
         ("I can't stand country music", "dislikes", "country music", "preference", True),
         ("My sister is called Ana", "family.sister.name", "Ana", "fact", True),
         ("I have a brother named Tom", "family.brother.name", "Tom", "fact", True),
