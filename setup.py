@@ -37,7 +37,8 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.9",
-    packages=["ovos_memory_service", "ovos_memory_service.backends", "ovos_memory_service.locale"],
+    packages=["ovos_memory_service", "ovos_memory_service.backends", "ovos_memory_service.facts",
+              "ovos_memory_service.locale"],
     package_dir={"ovos_memory_service.locale": "locale"},
     package_data={"ovos_memory_service.locale": locale_files()},
     install_requires=requirements("requirements.txt"),
@@ -49,6 +50,7 @@ setup(
     entry_points={
         "console_scripts": [
             "ovos-memory-service=ovos_memory_service.__main__:main",
+            "ovos-memory=ovos_memory_service.cli:main",
         ],
     },
 )

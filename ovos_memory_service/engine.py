@@ -20,7 +20,8 @@ from ovos_memory_service.history import (TurnWriter, latest_conversation, live_w
 from ovos_memory_service.items import KINDS, MemoryItem
 from ovos_memory_service.reader import StoreReader
 from ovos_memory_service.scope import Scope
-from ovos_memory_service.store import open_store
+from ovos_memory_service import transfer
+from ovos_memory_service.store import lock_store, open_store, scrub
 from ovos_memory_service.wire import ChatMessage
 
 REQUEST_MEMORY_S = 24 * 3600  # how long a request_id is remembered for retries
@@ -39,9 +40,12 @@ class MemoryEngine:
         self._pending = 0
         self.last_background_error: Optional[str] = None
         self._last_purge = 0.0
+        self._lock_file = None
 
     # ----------------------------------------------------------------- life
-    def open(self):
+    def open(self, lock_timeout: Optional[float] = 30):
+        """Lock and open the store (``lock_timeout`` None: wait for ever)."""
+        self._lock_file = lock_store(data_dir(self.config), lock_timeout)
         self.db = open_store(data_dir(self.config))
         self.reader = StoreReader(self.db, self.config, self.lock)
         self.check_backends(self.config)
@@ -79,6 +83,9 @@ class MemoryEngine:
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self.db.close()
                 self.db = None
+            if self._lock_file is not None:
+                self._lock_file.close()
+                self._lock_file = None
 
     def check_backends(self, config: dict):
         """Build the default and every configured persona's backend once, so a
@@ -285,6 +292,40 @@ class MemoryEngine:
                     self.semantic.forget(ids)
             return targets
 
+    # ---------------------------------------------------------- upkeep (admin)
+    def overview(self, user_id: Optional[str] = None) -> dict:
+        """Every user's memories per kind, and the store's health."""
+        with self.lock:
+            return {"users": transfer.users_overview(self.db, user_id), **self.health()}
+
+    def export(self, offset: int = 0, limit: int = 100, **scope) -> dict:
+        with self.lock:
+            return {"records": transfer.export_records(self.db, offset, limit, **scope),
+                    "total": transfer.count(self.db, **scope)}
+
+    def import_records(self, records) -> dict:
+        with self.lock:
+            result = transfer.import_records(self.db, records)
+        self._wake_semantic()
+        return result
+
+    def reindex(self) -> dict:
+        """Rebuild every derived index from SQLite: keywords now, vectors in the background."""
+        with self.lock:
+            self.db.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+        queued = self.rebuild_vectors() if self.semantic is not None else 0
+        return {"keyword_index": transfer.count(self.db), "vectors_queued": queued}
+
+    def compact(self) -> dict:
+        """Merge index segments and vector fragments, drop old versions, shrink the file."""
+        with self.lock:
+            scrub(self.db)
+            if self.semantic is not None:
+                self.semantic.vectors.purge()
+            self.db.execute("VACUUM")
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return {"compacted": True}
+
     def wait_idle(self, timeout: float = 60) -> bool:
         """Wait for the background work queued so far (embeddings, plugins)."""
         self._background.submit(lambda: None).result(timeout)
@@ -304,13 +345,19 @@ class MemoryEngine:
             return memories.is_paused(self.db, scope)
 
     def stats(self, scope: Scope) -> dict:
+        """The scope's user's counts per kind, and the service's health."""
         with self.lock:
-            block = self.persona_block(scope.persona_id)
-            semantic = self.semantic
             return {
                 "counts": memories.count_by_kind(self.db, scope.user_id),
                 "paused": memories.is_paused(self.db, scope),
-                "memory_module": canonical_name(block["memory_module"]),
+                "memory_module": canonical_name(self.persona_block(scope.persona_id)["memory_module"]),
+                **self.health(),
+            }
+
+    def health(self) -> dict:
+        with self.lock:
+            semantic = self.semantic
+            return {
                 "backends_loaded": [{"persona_id": k or None, "memory_module": b.name}
                                     for k, b in self._backends.items()],
                 "recall": ["lexical", "semantic"] if semantic else ["lexical"],

@@ -161,6 +161,41 @@ def stats(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
     return engine.stats(scope)
 
 
+# ------------------------------------------------ administration (ovos-memory)
+def admin_filter(data: dict) -> dict:
+    """``filter``: optional user_id, persona_id, session_id; nothing means every user."""
+    given = data.get("filter") or {}
+    if not isinstance(given, dict) or set(given) - {"user_id", "persona_id", "session_id"}:
+        raise InvalidRequest("filter may name user_id, persona_id and session_id")
+    return {key: check_id(value, key) for key, value in given.items() if value is not None}
+
+
+def admin_overview(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
+    return engine.overview(admin_filter(data).get("user_id"))
+
+
+def admin_export(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
+    return engine.export(integer(data, "offset", 0, 0, 10**12), integer(data, "limit", 100, 1, 500),
+                         **admin_filter(data))
+
+
+def admin_import(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
+    records = data.get("records")
+    if not isinstance(records, list) or not records:
+        raise InvalidRequest("records must be a non-empty list")
+    if len(records) > 500:
+        raise TooLarge("at most 500 records per import request")
+    return engine.import_records(records)
+
+
+def admin_reindex(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
+    return engine.reindex()
+
+
+def admin_compact(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
+    return engine.compact()
+
+
 HANDLERS = {
     "memory.context.build": context_build,
     "memory.history.update": history_update,
@@ -174,4 +209,9 @@ HANDLERS = {
     "memory.session.new": session_new,
     "memory.persona.configure": persona_configure,
     "memory.stats": stats,
+    "memory.admin.overview": admin_overview,
+    "memory.admin.export": admin_export,
+    "memory.admin.import": admin_import,
+    "memory.admin.reindex": admin_reindex,
+    "memory.admin.compact": admin_compact,
 }

@@ -13,6 +13,7 @@ from ovos_memory_service.engine import MemoryEngine
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError
 from ovos_memory_service.handlers import HANDLERS
 from ovos_memory_service.scope import resolve_scope
+from ovos_memory_service.store import StoreLocked
 
 MAX_REQUEST_ID = 128
 DRAIN_TIMEOUT_S = 30
@@ -53,7 +54,14 @@ class MemoryService:
         """Open the store, join the bus (waiting for it if it is not up yet),
         answer requests. False if ``stop_event`` was set while waiting."""
         self.status.set_started()
-        self.engine.open()
+        while True:  # the store's lock: ovos-memory may be importing into it
+            try:
+                self.engine.open(lock_timeout=5)
+                break
+            except StoreLocked:
+                LOG.info("waiting for the memory store, held by another process")
+                if stop_event is not None and stop_event.is_set():
+                    return False
         if self.bus is None:
             self.bus = ResilientBusClient()
             self.bus.run_in_thread()

@@ -1,15 +1,41 @@
 """Opening the SQLite system of record: owner-only directory, WAL, migrations,
 and the file hygiene that makes forgetting real.
 """
+import fcntl
 import os
 import sqlite3
+import time
 from os.path import join
+from typing import Optional
 
 from sqlite_utils import Database
 
 from ovos_memory_service.migrations import migrations
 
 DB_NAME = "memory.db"
+LOCK_NAME = "memory.lock"
+
+
+class StoreLocked(RuntimeError):
+    """Another process (the daemon, or ovos-memory) has the store open."""
+
+
+def lock_store(directory: str, timeout: Optional[float] = None):
+    """Take the store's exclusive lock, held for as long as the returned file
+    stays open. The daemon and the admin command line both take it, so only
+    one process ever writes the store; ``timeout`` None waits for ever."""
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    handle = open(join(directory, LOCK_NAME), "a")
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            if deadline is not None and time.monotonic() >= deadline:
+                handle.close()
+                raise StoreLocked(f"the memory store in {directory} is in use by another process")
+            time.sleep(0.2)
 
 
 def open_store(directory: str) -> Database:

@@ -186,6 +186,7 @@ def test_query_mode_history_folds_earlier_user_turns(make_engine):
     exchange(engine, sc, "I was thinking about Tokyo", "oh?")
     context = engine.build_context(sc, "when is that trip?")
     assert any("Tokyo" in m.content for m in context.memories)
+    engine.close()
     plain = lexical_engine(make_engine)
     assert not any("Tokyo" in m.content for m in plain.build_context(sc, "when is that trip?").memories)
 

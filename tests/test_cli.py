@@ -1,0 +1,203 @@
+"""ovos-memory, on a real store: with the daemon stopped (the command opens the
+store itself) and running (the command goes over the bus)."""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from ovos_bus_client import Message
+
+from ovos_memory_service.cli import cli
+from ovos_memory_service.store import lock_store
+from tests.helpers import exchange, scope
+
+README = Path(__file__).parent.parent / "README.md"
+
+
+def run(data_dir, *args, input=None):
+    result = CliRunner().invoke(cli, ["--data-dir", str(data_dir), *args], input=input)
+    return result
+
+
+def ok(data_dir, *args, **kw):
+    result = run(data_dir, *args, **kw)
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result.output
+
+
+@pytest.fixture
+def filled(make_engine, tmp_path):
+    """A store with two users' conversations and an explicit memory, then closed."""
+    engine = make_engine()
+    exchange(engine, scope(user="default", session="default"), "My sister lives in Lisbon", "Nice city")
+    exchange(engine, scope(user="ana", session="kitchen", persona="chef"), "I hate coriander", "Noted")
+    engine.remember(scope(user="default", session="default"), "I am allergic to peanuts")
+    engine.wait_idle()
+    engine.close()
+    return tmp_path / "memory"
+
+
+def test_stats_list_and_search_with_the_daemon_stopped(filled):
+    stats = json.loads(ok(filled, "stats", "--json"))
+    users = {u["user_id"]: u for u in stats["users"]}
+    assert users["default"]["turn"] == 2 and users["default"]["fact"] == 1 and users["ana"]["turn"] == 2
+    assert stats["semantic_recall"] is True and stats["vectors"] == 5
+    listed = json.loads(ok(filled, "list", "--json"))
+    assert listed["total"] == 3 and listed["memories"][0]["content"] == "I am allergic to peanuts"
+    assert json.loads(ok(filled, "list", "--json", "--user", "ana", "--persona", "chef"))["total"] == 2
+    found = json.loads(ok(filled, "search", "where does my sister live", "--json"))
+    assert found[0]["content"] == "My sister lives in Lisbon"
+    assert "3 of 3 memories of default" in ok(filled)  # list is the default command, as a table
+
+
+def test_forget_dry_run_then_for_real(filled):
+    preview = json.loads(ok(filled, "forget", "--query", "coriander", "--user", "ana", "--persona", "chef",
+                            "--dry-run", "--json"))
+    assert preview["dry_run"] is True and preview["memories"][0]["content"] == "I hate coriander"
+    assert json.loads(ok(filled, "list", "--json", "--user", "ana", "--persona", "chef"))["total"] == 2
+    done = json.loads(ok(filled, "forget", "--query", "coriander", "--user", "ana", "--persona", "chef",
+                         "--yes", "--json"))
+    assert done["ids"] == preview["ids"]
+    remaining = json.loads(ok(filled, "list", "--json", "--user", "ana", "--persona", "chef"))
+    assert "coriander" not in json.dumps(remaining)
+    refused = run(filled, "forget", "--all", input="n\n")
+    assert refused.exit_code == 1 and "Aborted" in refused.output
+
+
+def test_export_then_import_into_an_empty_store_reproduces_everything(filled, tmp_path):
+    exported = tmp_path / "memories.jsonl"
+    ok(filled, "export", str(exported))
+    records = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert len(records) == 5 and {r["kind"] for r in records} == {"turn", "fact"}
+    empty = tmp_path / "empty"
+    assert "imported 5 memories" in ok(empty, "import", str(exported))
+    again = tmp_path / "again.jsonl"
+    ok(empty, "export", str(again))
+    assert again.read_text() == exported.read_text()  # ids, kinds, scopes, provenance, times
+    assert "0 memories, 5 already present" in ok(empty, "import", str(exported))
+    found = json.loads(ok(empty, "search", "peanuts", "--json"))
+    assert found[0]["content"] == "I am allergic to peanuts"
+
+
+def test_reindex_and_compact(filled):
+    out = ok(filled, "reindex")
+    assert "rebuilt over 5 memories" in out and "5 vectors rebuilt" in out
+    assert json.loads(ok(filled, "stats", "--json"))["vectors"] == 5
+    assert json.loads(ok(filled, "compact", "--json")) == {"compacted": True}
+    assert json.loads(ok(filled, "search", "sister", "--json"))[0]["content"] == "My sister lives in Lisbon"
+
+
+def test_clear_errors_and_exit_codes(filled, tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text('{"id": "x"}\nnot json\n')
+    result = run(filled, "import", str(junk))
+    assert result.exit_code == 1 and "junk.jsonl:2: not a JSON line" in result.output
+    junk.write_text(json.dumps({"id": "x", "kind": "rumour", "user_id": "u", "session_id": "s",
+                                "content": "?", "created_at": "2024-01-01T00:00:00Z"}) + "\n")
+    result = run(filled, "import", str(junk))
+    assert result.exit_code == 1 and result.stderr.strip().splitlines()[-1].startswith(
+        "Error: invalid_request: kind")
+    assert run(filled, "list", "--limit", "0").exit_code == 2
+    assert run(filled, "forget").exit_code == 2
+
+
+def seed_stores(folder: Path) -> list:
+    """Files in the shapes ovos-memory-plugins writes them."""
+    folder.mkdir()
+    (folder / "recency_memory.json").write_text(json.dumps({"default": {"buffer": [
+        {"ts": 1700000000.0, "role": "user", "content": "remind me to water the plants"},
+        {"ts": 1700000001.0, "role": "assistant", "content": "I will"}]}}))
+    (folder / "entity_memory.json").write_text(json.dumps({"default": {"facts": [
+        "User's name is Maria", "User likes hiking"]}}))
+    (folder / "longterm_memory.json").write_text(json.dumps({"sat-1": {
+        "summary": "Maria planned a trip to the Azores.", "exchange_count": 7, "updated_at": 1700000100.0,
+        "recent": [{"role": "user", "content": "book the ferry"}, {"role": "assistant", "content": "done"}]}}))
+    longterm_db = sqlite3.connect(folder / "longterm_memory.db")
+    longterm_db.execute("CREATE TABLE sessions (session_id TEXT PRIMARY KEY, summary TEXT, recent TEXT, "
+                        "exchange_count INTEGER, updated_at REAL)")
+    longterm_db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
+                        ("default", "Talked about gardening.", "[]", 3, 1700000200.0))
+    longterm_db.commit()
+    lexical_db = sqlite3.connect(folder / "lexical_memory.db")
+    lexical_db.execute("CREATE VIRTUAL TABLE lexical_memory USING fts5(doc_id UNINDEXED, session_id UNINDEXED, content)")
+    lexical_db.executemany("INSERT INTO lexical_memory VALUES (?, ?, ?)", [
+        ("default_0", "default", "Q: what is the wifi password\nA: it is on the router"),
+        ("default_1", "default", "Q: thanks\nA: you're welcome")])
+    lexical_db.commit()
+    return sorted(folder.iterdir())
+
+
+def test_import_from_ovos_memory_plugins(tmp_path):
+    paths = seed_stores(tmp_path / "seed")
+    store = tmp_path / "store"
+    out = ok(store, "import", "--from", "ovos-memory-plugins", *map(str, paths))
+    assert "imported 12 memories" in out
+    mine = json.loads(ok(store, "list", "--json", "--limit", "50"))["memories"]
+    by_kind = {}
+    for m in mine:
+        by_kind.setdefault(m["kind"], []).append(m["content"])
+    assert sorted(by_kind["fact"]) == ["User likes hiking", "User's name is Maria"]
+    assert by_kind["summary"] == ["Talked about gardening."]
+    assert {"remind me to water the plants", "what is the wifi password", "it is on the router"} <= set(by_kind["turn"])
+    plants = next(m for m in mine if m["content"] == "remind me to water the plants")
+    assert plants["created_at"].startswith("2023-11-14T22:13:20")
+    satellite = json.loads(ok(store, "list", "--json", "--user", "sat-1"))["memories"]
+    assert {m["content"] for m in satellite} == {"Maria planned a trip to the Azores.", "book the ferry", "done"}
+    assert "0 memories, 12 already present" in ok(store, "import", "--from", "ovos-memory-plugins",
+                                                   *map(str, paths))
+    assert json.loads(ok(store, "search", "wifi password", "--json"))[0]["content"] == "what is the wifi password"
+
+
+def test_with_the_daemon_running_commands_go_over_the_bus(fresh_stack, tmp_path):
+    s = fresh_stack
+    s.start_service()
+    s.ok("memory.history.update", {"messages": [{"role": "user", "content": "my bike is blue"},
+                                                {"role": "assistant", "content": "cool"}]})
+    env = {**s.env, "PYTHONPATH": str(Path(__file__).parent.parent)}
+
+    def cli_run(*args, input=None):
+        return subprocess.run([sys.executable, "-m", "ovos_memory_service.cli", *args], env=env,
+                              capture_output=True, text=True, timeout=120, input=input)
+    listed = cli_run("list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [m["content"] for m in json.loads(listed.stdout)["memories"]] == ["cool", "my bike is blue"]
+    exported = tmp_path / "out.jsonl"
+    assert cli_run("export", str(exported)).returncode == 0
+    record = json.loads(exported.read_text().splitlines()[0])
+    record.update(id="imported-1", content="my car is red")
+    imported = cli_run("import", "--json", input=json.dumps(record) + "\n")
+    assert json.loads(imported.stdout) == {"imported": 1, "skipped": 0}, imported.stderr
+    assert s.ok("memory.recall", {"query": "car red"})["memories"][0]["id"] == "imported-1"
+    forgot = cli_run("forget", "--query", "bike blue", "--yes", "--json")
+    assert json.loads(forgot.stdout)["forgotten"] >= 1
+    assert "bike" not in json.dumps(s.ok("memory.list", {})["memories"])
+    assert s.service.poll() is None  # the daemon was never disturbed
+
+
+def test_the_daemon_waits_while_the_command_line_holds_the_store(fresh_stack):
+    s = fresh_stack
+    held = lock_store(str(s.data_dir), timeout=0)
+    try:
+        s.start_service(wait=False)
+        time.sleep(3)
+        reply = s.bus.wait_for_response(Message("mycroft.memory.is_ready"), timeout=1)
+        assert reply is None or reply.data.get("status") is not True
+    finally:
+        held.close()
+    from tests.sandbox import wait_ready
+    wait_ready(s.client, timeout=30)
+    assert s.ok("memory.stats", {})["ok"] is True
+
+
+def test_every_command_has_help_and_is_in_the_readme():
+    readme = README.read_text()
+    for name, command in cli.commands.items():
+        assert command.help, f"{name} has no help text"
+        assert re.search(rf"ovos-memory {name}\b", readme), f"ovos-memory {name} is not in the README"
+        assert CliRunner().invoke(cli, [name, "--help"]).exit_code == 0
