@@ -25,7 +25,7 @@ def lock_store(directory: str, timeout: Optional[float] = None):
     stays open. The daemon and the admin command line both take it, so only
     one process ever writes the store; ``timeout`` None waits for ever."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    handle = open(join(directory, LOCK_NAME), "a")
+    handle = os.fdopen(os.open(join(directory, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600), "r+")
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         try:
