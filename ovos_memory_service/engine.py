@@ -5,6 +5,7 @@ import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import List, Optional, Sequence
 
@@ -14,7 +15,10 @@ from ovos_memory_service import memories
 from ovos_memory_service.backends import (Backend, Context, block_for, can_recall, canonical_name,
                                           create_backend)
 from ovos_memory_service.config import cache_dir, data_dir, default_persona_block
-from ovos_memory_service.errors import InvalidRequest, Unavailable
+from ovos_memory_service.errors import InvalidRequest, NotFound, Unavailable
+from ovos_memory_service.facts.extract import extract_facts
+from ovos_memory_service.facts.model import Fact, derived_only_from, record
+from ovos_memory_service.facts.worker import FactWorker, as_fact
 from ovos_memory_service.history import (TurnWriter, latest_conversation, live_window,
                                          start_conversation)
 from ovos_memory_service.items import KINDS, MemoryItem
@@ -36,6 +40,7 @@ class MemoryEngine:
         self._backends = {}
         self._default_backend: Optional[Backend] = None
         self.semantic = None
+        self.facts: Optional[FactWorker] = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg")
         self._pending = 0
         self.last_background_error: Optional[str] = None
@@ -49,6 +54,8 @@ class MemoryEngine:
         self.db = open_store(data_dir(self.config))
         self.reader = StoreReader(self.db, self.config, self.lock)
         self.check_backends(self.config)
+        self.facts = FactWorker(self.db, self.lock, self.config)
+        self.facts.start()
         if self.config["embeddings"].get("enabled", True):
             self._open_semantic()
         else:
@@ -75,6 +82,8 @@ class MemoryEngine:
 
     def close(self):
         self._background.shutdown(wait=True)
+        if self.facts is not None:
+            self.facts.stop()
         if self.semantic is not None:
             self.semantic.stop()
         with self.lock:
@@ -179,6 +188,10 @@ class MemoryEngine:
                     writer.add(msg)
                 self.db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?",
                                 [max(conv["updated_at"], *times), conv["id"]])
+                # facts are extracted from every stored user turn, after the reply
+                self.db.execute("INSERT OR REPLACE INTO fact_jobs (memory_id, lang) SELECT id, ? "
+                                "FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND role = 'user'",
+                                [self.lang(scope), json.dumps(writer.kept_ids)])
                 if request_id is not None:
                     self.db.execute("INSERT INTO update_requests (user_id, persona_id, session_id, "
                                     "request_id, ids, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -191,8 +204,12 @@ class MemoryEngine:
         return {"stored": len(writer.kept_ids), "ids": writer.kept_ids}
 
     def _wake_semantic(self):
+        self.facts.wake()
         if self.semantic is not None:
             self.semantic.wake()
+
+    def lang(self, scope: Scope) -> str:
+        return scope.lang or self.config["lang"] or "en-us"
 
     def _purge_requests(self, now: float):
         if now - self._last_purge > 3600:
@@ -260,14 +277,25 @@ class MemoryEngine:
             return memories.list_memories(self.db, self.reader.visible(scope, kinds, where),
                                           limit, offset)
 
-    def remember(self, scope: Scope, content: str, kind: str = "fact") -> str:
-        if kind not in memories.EXPLICIT_KINDS:
+    def remember(self, scope: Scope, content: str, kind: Optional[str] = None) -> str:
+        """Store an explicit memory through the fact model: a statement the
+        extractor understands ("I moved to Porto") fills its slot (updating the
+        slot's memory); anything else is kept as said. Returns the memory's id."""
+        if kind is not None and kind not in memories.EXPLICIT_KINDS:
             raise InvalidRequest(f"kind must be one of {', '.join(memories.EXPLICIT_KINDS)}")
+        found = [] if kind == "attribute" else extract_facts(content, self.lang(scope))
+        facts = [replace(as_fact(f, "", "user"), sources=[], kind=kind or f.kind) for f in found] or [
+            Fact(kind=kind or "fact", content=content)]
+        if len(facts) == 1:  # one statement: keep the user's own words
+            facts[0].content = content
         with self.lock:
             if memories.is_paused(self.db, scope):
                 raise InvalidRequest("memory is paused for this user; resume it first")
-            return memories.remember(self.db, scope, content, kind,
-                                     self.config["share_facts_across_personas"])
+            ids = [record(self.db, scope, fact, self.config["share_facts_across_personas"]) for fact in facts]
+        self._wake_semantic()
+        if not any(ids):
+            raise NotFound("there was nothing like that to retract")
+        return next(i for i in ids if i)
 
     def forget(self, scope: Scope, ids: Optional[Sequence[str]] = None, query: Optional[str] = None,
                everything: bool = False, where: str = "user", dry_run: bool = False,
@@ -285,6 +313,11 @@ class MemoryEngine:
                 targets = memories.list_memories(self.db, condition, total, 0)[0]
             elif query is None:
                 raise InvalidRequest("give one of ids, query or all")
+            # facts learnt only from what is forgotten go with it
+            derived = derived_only_from(self.db, scope.user_id, [t.id for t in targets])
+            known = {t.id for t in targets}
+            targets += [m for m in memories.select_ids(
+                self.db, self.reader.visible(scope, KINDS, "user", history=True), derived) if m.id not in known]
             if not dry_run:
                 ids = [t.id for t in targets]
                 memories.delete(self.db, ids)
@@ -329,6 +362,10 @@ class MemoryEngine:
     def wait_idle(self, timeout: float = 60) -> bool:
         """Wait for the background work queued so far (embeddings, plugins)."""
         self._background.submit(lambda: None).result(timeout)
+        deadline = time.monotonic() + timeout
+        while self.facts.pending() and time.monotonic() < deadline:
+            self.facts.wake()
+            time.sleep(0.02)
         return self.semantic.drain(timeout) if self.semantic is not None else True
 
     def rebuild_vectors(self) -> int:
@@ -365,7 +402,7 @@ class MemoryEngine:
                 "semantic_error": self.reader.semantic_error,
                 "embedding_model": semantic.embedder.name if semantic else None,
                 "vectors": semantic.vectors.count() if semantic else 0,
-                "pending_jobs": self._pending + (semantic.pending() if semantic else 0),
-                "last_background_error": self.last_background_error or (
+                "pending_jobs": self._pending + self.facts.pending() + (semantic.pending() if semantic else 0),
+                "last_background_error": self.last_background_error or self.facts.last_error or (
                     semantic.last_error if semantic else None),
             }

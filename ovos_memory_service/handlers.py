@@ -94,8 +94,8 @@ def list_(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
 
 
 def remember(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
-    kind = data.get("kind", "fact")
-    if kind not in EXPLICIT_KINDS:
+    kind = data.get("kind")
+    if kind is not None and kind not in EXPLICIT_KINDS:
         raise InvalidRequest(f"kind must be one of {', '.join(EXPLICIT_KINDS)}")
     return {"id": engine.remember(scope, text(data, "content"), kind)}
 

@@ -8,7 +8,6 @@ from typing import List, Sequence, Tuple
 
 from sqlite_utils import Database
 
-from ovos_memory_service.history import new_id
 from ovos_memory_service.items import KINDS, USER_FACT_KINDS, MemoryItem
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store import scrub
@@ -17,12 +16,14 @@ EXPLICIT_KINDS = ("fact", "preference", "skill", "attribute")
 
 
 def visible(scope: Scope, kinds: Sequence[str] = KINDS, where: str = "user",
-            share_turns: bool = False, share_facts: bool = True) -> Tuple[str, list]:
+            share_turns: bool = False, share_facts: bool = True,
+            history: bool = False) -> Tuple[str, list]:
     """A condition on alias ``m`` selecting the long-term memories ``scope`` may see.
 
     Everything belongs to the user. Turns and summaries are per persona unless
     ``share_turns``; facts about the user are shared unless not ``share_facts``;
     attributes are always per persona. ``where="session"`` keeps one session.
+    Superseded and retracted facts are history, seen only with ``history``.
     """
     clauses, args = [], []
     for kind in kinds:
@@ -41,6 +42,8 @@ def visible(scope: Scope, kinds: Sequence[str] = KINDS, where: str = "user",
         args.append(scope.session_id)
     # tool results and tool-call stubs are plumbing, not memories of the user
     sql += " AND NOT (m.kind = 'turn' AND (m.role = 'tool' OR m.content = ''))"
+    if not history:
+        sql += " AND m.status = 'current'"
     return sql, args
 
 
@@ -78,25 +81,6 @@ def normalized(text: str) -> str:
     """What makes two statements the same restatement: case, spacing and
     closing punctuation do not count."""
     return re.sub(r"\s+", " ", text.casefold()).strip().rstrip(".!;").strip()
-
-
-def remember(db: Database, scope: Scope, content: str, kind: str,
-             share_facts: bool = True) -> str:
-    """Store an explicit memory; an exact restatement updates the existing one."""
-    sql, args = visible(scope, [kind], share_facts=share_facts)
-    key = normalized(content)
-    now = time.time()
-    with db.atomic():
-        for row in db.execute_returning_dicts(f"SELECT m.id, m.content FROM memories m WHERE {sql}", args):
-            if normalized(row["content"]) == key:
-                db.execute("UPDATE memories SET updated_at = ? WHERE id = ?", [now, row["id"]])
-                return row["id"]
-        memory_id = new_id()
-        db.execute("INSERT INTO memories (id, kind, user_id, persona_id, session_id, content, "
-                   "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                   [memory_id, kind, scope.user_id, scope.persona_key, scope.session_id,
-                    content.strip(), now, now])
-    return memory_id
 
 
 def count_by_kind(db: Database, user_id: str) -> dict:

@@ -166,3 +166,41 @@ def m003_search_context(db):
     END;
     INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
     """)
+
+
+@migrations()
+def m004_fact_model(db):
+    """Facts with a slot, a value, a status (a superseded value stays as history),
+    provenance and confidence; a queue of user turns to extract facts from."""
+    db.executescript("""
+    ALTER TABLE memories ADD COLUMN slot TEXT;          -- e.g. residence, pet.dog.name
+    ALTER TABLE memories ADD COLUMN value TEXT;
+    ALTER TABLE memories ADD COLUMN status TEXT NOT NULL DEFAULT 'current';  -- or superseded, retracted
+    ALTER TABLE memories ADD COLUMN confidence REAL;
+    ALTER TABLE memories ADD COLUMN sources TEXT;       -- JSON list of the turn ids it came from
+    ALTER TABLE memories ADD COLUMN extractor TEXT;     -- user, rules, llm
+    CREATE INDEX memories_slot ON memories (user_id, slot);
+
+    CREATE TABLE fact_jobs (
+        memory_id TEXT PRIMARY KEY,        -- a stored user turn
+        lang TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at REAL NOT NULL DEFAULT 0,
+        error TEXT
+    );
+    CREATE TRIGGER memories_fact_jobs_ad AFTER DELETE ON memories BEGIN
+        DELETE FROM fact_jobs WHERE memory_id = old.id;
+    END;
+
+    -- only current memories are embedded
+    DROP TRIGGER memories_embed_ai;
+    DROP TRIGGER memories_embed_au;
+    CREATE TRIGGER memories_embed_ai AFTER INSERT ON memories
+    WHEN new.content != '' AND coalesce(new.role, '') != 'tool' AND new.status = 'current' BEGIN
+        INSERT OR REPLACE INTO embed_jobs (memory_id) VALUES (new.id);
+    END;
+    CREATE TRIGGER memories_embed_au AFTER UPDATE OF name, content, status ON memories
+    WHEN new.content != '' AND coalesce(new.role, '') != 'tool' AND new.status = 'current' BEGIN
+        INSERT OR REPLACE INTO embed_jobs (memory_id) VALUES (new.id);
+    END;
+    """)

@@ -16,6 +16,16 @@ from ovos_memory_service.scope import Scope
 from ovos_memory_service.wire import ChatMessage
 
 
+# cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about
+# 0.1-0.2): a relevance of 0 there makes semantic scores comparable with keyword ones
+UNRELATED_SIMILARITY = 0.2
+
+
+def relevance(similarity: float) -> float:
+    """Cosine similarity on the 0..1 relevance scale: 0 for unrelated, 1 for the same."""
+    return min(1.0, max(0.0, (similarity - UNRELATED_SIMILARITY) / (1 - UNRELATED_SIMILARITY)))
+
+
 class StoreReader:
     def __init__(self, db: Database, config: dict, lock: threading.RLock):
         self.db = db
@@ -38,9 +48,9 @@ class StoreReader:
             turns = [t for t in turns if now - t.created_at <= max_age]
         return turns
 
-    def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user"):
+    def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False):
         return visible(scope, kinds, where, share_turns=self.config["share_turns_across_personas"],
-                       share_facts=self.config["share_facts_across_personas"])
+                       share_facts=self.config["share_facts_across_personas"], history=history)
 
     def keyword_search(self, scope: Scope, text: str, limit: int, kinds: Sequence[str],
                        where: str = "user", exclude_ids: Sequence[str] = (),
@@ -96,7 +106,7 @@ class StoreReader:
                 "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?))",
                 [*args, json.dumps(list(similarity)), json.dumps(list(exclude_ids)),
                  exclude_content.strip()])
-        items = [MemoryItem.from_row(r, score=min(1.0, max(0.0, similarity[r["id"]])),
-                                     rank_score=similarity[r["id"]]) for r in rows]
+        items = [MemoryItem.from_row(r, score=relevance(similarity[r["id"]]), rank_score=similarity[r["id"]])
+                 for r in rows]
         items.sort(key=lambda item: item.rank_score, reverse=True)
         return items[:limit]

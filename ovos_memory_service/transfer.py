@@ -4,8 +4,8 @@ with their ids, kinds, scopes and times, and the store's own upkeep.
 A record is one memory as JSON (one line of an export file):
 ``{"id", "kind", "user_id", "persona_id", "session_id", "conversation_id",
 "role", "name", "content", "tool_calls", "tool_call_id", "created_at",
-"updated_at"}`` with ISO 8601 times; ``persona_id`` is null for the default
-persona namespace.
+"updated_at", "slot", "value", "status", "confidence", "sources", "extractor"}``
+with ISO 8601 times; ``persona_id`` is null for the default persona namespace.
 """
 import json
 from typing import Iterable, List, Optional
@@ -18,7 +18,9 @@ from ovos_memory_service.scope import check_id
 from ovos_memory_service.wire import MAX_CONTENT_BYTES, iso_time, parse_time
 
 FIELDS = ("id", "kind", "user_id", "persona_id", "session_id", "conversation_id", "role", "name",
-          "content", "tool_calls", "tool_call_id", "created_at", "updated_at")
+          "content", "tool_calls", "tool_call_id", "created_at", "updated_at",
+          # the fact model: slot, value, status (current, superseded, retracted) and provenance
+          "slot", "value", "status", "confidence", "sources", "extractor")
 
 
 def _filters(user_id=None, persona_id=None, session_id=None):
@@ -42,6 +44,7 @@ def export_records(db: Database, offset: int = 0, limit: int = 100, **scope) -> 
         f"SELECT {', '.join(FIELDS)} FROM memories{where} ORDER BY seq LIMIT ? OFFSET ?",
         [*args, limit, offset])
     for row in rows:
+        row["sources"] = json.loads(row["sources"]) if row["sources"] else None
         row["created_at"] = iso_time(row["created_at"])
         row["updated_at"] = iso_time(row["updated_at"])
         row["persona_id"] = row["persona_id"] or None
@@ -78,6 +81,22 @@ def check_record(record) -> dict:
     if calls is not None and not isinstance(calls, list):
         raise InvalidRequest("tool_calls must be a list")
     row["tool_calls"] = json.dumps(calls) if calls else None
+    for field in ("slot", "value", "extractor"):
+        value = record.get(field)
+        if value is not None and not isinstance(value, str):
+            raise InvalidRequest(f"{field} must be a string")
+        row[field] = value
+    row["status"] = record.get("status") or "current"
+    if row["status"] not in ("current", "superseded", "retracted"):
+        raise InvalidRequest("status must be current, superseded or retracted")
+    confidence = record.get("confidence")
+    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))):
+        raise InvalidRequest("confidence must be a number")
+    row["confidence"] = confidence
+    sources = record.get("sources")
+    if sources is not None and (not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)):
+        raise InvalidRequest("sources must be a list of memory ids")
+    row["sources"] = json.dumps(sources) if sources is not None else None
     row["created_at"] = parse_time(record.get("created_at"))
     row["updated_at"] = parse_time(record.get("updated_at") or record.get("created_at"))
     if row["kind"] == "turn" and row["conversation_id"] is None:

@@ -114,7 +114,7 @@ def test_a_composite_can_contain_a_composite(make_engine):
         {"module": COMPOSITE, "config": {"members": [LEXICAL]}}, {"module": "recency"}])
     fill(engine, scope(session="old"))
     context = engine.build_context(scope(session="new"), "Radiohead")
-    assert context.memories[0].content == "My favourite band is Radiohead"
+    assert "Radiohead" in context.memories[0].content
 
 
 def test_composite_inject_mode(make_engine):

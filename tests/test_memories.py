@@ -112,6 +112,30 @@ def test_store_is_owner_only_wal_and_versioned(engine, tmp_path):
     conn = sqlite3.connect(folder / "memory.db")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     applied = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
-    assert applied == ["m001_initial", "m002_embed_jobs", "m003_search_context"]
+    assert applied == ["m001_initial", "m002_embed_jobs", "m003_search_context", "m004_fact_model"]
     columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
     assert {"id", "kind", "user_id", "persona_id", "session_id", "content", "created_at"} <= set(columns)
+
+
+def test_an_older_store_is_upgraded_with_its_memories(tmp_path):
+    """A store left by an earlier version (before the search context and the
+    fact model) opens, migrates, and keeps and finds its memories."""
+    from sqlite_utils import Database
+    from ovos_memory_service.migrations import migrations
+    from ovos_memory_service.store import open_store
+    folder = tmp_path / "old"
+    folder.mkdir()
+    db = Database(sqlite3.connect(folder / "memory.db"))
+    migrations.apply(db, stop_before="m003_search_context")
+    db.execute("INSERT INTO conversations VALUES ('c1', 'u', '', 's', 1, 2)")
+    for seq, (role, text) in enumerate([("user", "where is the spare key"), ("assistant", "under the mat")]):
+        db.execute("INSERT INTO memories (id, kind, user_id, persona_id, session_id, conversation_id, role, "
+                   "content, created_at, updated_at) VALUES (?, 'turn', 'u', '', 's', 'c1', ?, ?, 1, 1)",
+                   [f"t{seq}", role, text])
+    db.conn.commit()
+    db.conn.close()
+    upgraded = open_store(str(folder))
+    assert [r[0] for r in upgraded.execute("SELECT name FROM _sqlite_migrations")][-1] == "m004_fact_model"
+    assert upgraded.execute("SELECT count(*) FROM memories WHERE status = 'current'").fetchone()[0] == 2
+    found = upgraded.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'spare'").fetchall()
+    assert len(found) == 2  # the answer is found by its question too
