@@ -6,12 +6,14 @@ import os
 from os.path import expanduser, join
 
 DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-composite"
-# hybrid recall: the recent window, keywords and meaning, fused by rank
+# hybrid recall: the recent window, keywords and meaning fused by rank, and the
+# facts known about the user
 # (weights, rrf_k, fetch depth and neighbor_weight tuned on LoCoMo's development split)
 DEFAULT_COMPOSITE = {
     "members": [
         {"module": "ovos-memory-plugin-lexical", "weight": 1.0},
         {"module": "ovos-memory-plugin-local-rag", "weight": 0.7},
+        {"module": "ovos-memory-plugin-entity"},
     ],
     "fusion": "rrf",
     "rrf_k": 10,

@@ -60,6 +60,17 @@ class StoreReader:
             return lexical.search(self.db, text, scope.lang, sql, args, exclude_ids=exclude_ids,
                                   exclude_content=exclude_content, limit=limit)
 
+    def current_facts(self, scope: Scope, kinds: Sequence[str], limit: int) -> List[MemoryItem]:
+        """The user's current facts (and the persona's attributes), newest first;
+        their score is their confidence."""
+        sql, args = self.visible(scope, kinds)
+        with self.lock:
+            rows = self.db.execute_returning_dicts(
+                f"SELECT m.* FROM memories m WHERE {sql} ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
+                [*args, limit])
+        return [MemoryItem.from_row(r, score=r["confidence"] or 1.0, rank_score=r["confidence"] or 1.0)
+                for r in rows]
+
     def adjacent_turns(self, scope: Scope, ids: Sequence[str], kinds: Sequence[str],
                        where: str = "user", exclude_ids: Sequence[str] = (),
                        exclude_content: str = "") -> dict:

@@ -35,9 +35,14 @@ def test_hybrid_default_recalls_by_keywords_and_by_meaning(make_engine):
     engine.wait_idle()
     sc = scope(session="new")
     by_meaning = engine.build_context(sc, "what is the name of my pet?")
-    assert "My dog is called Rex and he loves the beach" in [m.content for m in by_meaning.memories[:2]]
+    turns = [m.content for m in by_meaning.memories if m.kind == "turn"]
+    assert "My dog is called Rex and he loves the beach" in turns[:2]
     by_keyword = engine.build_context(sc, "Radiohead")
-    assert by_keyword.memories[0].content == "My favourite band is Radiohead"
+    assert [m.content for m in by_keyword.memories if m.kind == "turn"][0] == "My favourite band is Radiohead"
+    # and what was learnt about the user, as the seed's entity block
+    facts_block = by_keyword.messages[0].content
+    assert facts_block.startswith("Known facts about the user:\n- ")
+    assert "- Has a dog called Rex" in facts_block and "- Likes Radiohead" in facts_block
     assert engine.stats(sc)["memory_module"] == "composite"
 
 

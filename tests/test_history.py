@@ -101,8 +101,8 @@ def test_session_timeout_starts_a_new_conversation(make_engine):
     time.sleep(0.8)
     assert engine.get_history(sc) == []
     context = engine.build_context(sc, "what is my cat called")
-    assert [m.role for m in context.messages] == ["system", "user"]  # recalled, not verbatim
-    assert "Tom" in context.messages[0].content
+    assert {m.role for m in context.messages[:-1]} == {"system"}  # recalled, not verbatim
+    assert "Tom" in " ".join(m.content for m in context.messages[:-1])
     exchange(engine, sc, "hello again", "hi")
     assert roles_contents(engine.get_history(sc)) == [("user", "hello again"), ("assistant", "hi")]
 

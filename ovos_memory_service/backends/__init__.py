@@ -2,6 +2,7 @@
 forms, and any other ``opm.agents.memory`` plugin installed on the device."""
 from ovos_memory_service.backends.base import Backend, Context
 from ovos_memory_service.backends.composite import CompositeBackend
+from ovos_memory_service.backends.entity import EntityBackend
 from ovos_memory_service.backends.lexical import LexicalBackend
 from ovos_memory_service.backends.recency import RecencyBackend, ShortTermBackend
 from ovos_memory_service.backends.retrieval import RetrievalBackend
@@ -13,12 +14,14 @@ BUILTIN = {
     "lexical": LexicalBackend,
     "local-rag": LocalRagBackend,
     "composite": CompositeBackend,
+    "entity": EntityBackend,
 }
 ENTRY_POINT_NAMES = {
     "ovos-memory-plugin-recency": "recency",
     "ovos-memory-plugin-lexical": "lexical",
     "ovos-memory-plugin-local-rag": "local-rag",
     "ovos-memory-plugin-composite": "composite",
+    "ovos-memory-plugin-entity": "entity",
     "ovos-agents-short-term-memory-plugin": "short-term",
 }
 

@@ -33,6 +33,8 @@ class Backend(abc.ABC):
     name = ""
     # the window ``memory.history.get`` returns by default
     max_history = 10
+    # kinds this backend injects itself, as a block (a composite's retrievers leave them out)
+    block_kinds = ()
 
     def __init__(self, config: dict, reader: StoreReader):
         if not isinstance(config, dict):

@@ -85,6 +85,9 @@ class CompositeBackend(Backend):
         self.time_boost = optional_number(config, "time_boost", 0, 100) or 0.0
         self.time_scale_days = optional_number(config, "time_scale_days", 0.01, 3650) or 7.0
         self.max_history = self.primary.max_history if self.primary else 0
+        # what plain members inject as blocks (facts) is not recalled a second time
+        self.block_kinds = tuple({k for m in self.members if not isinstance(m, RetrievalBackend)
+                                  for k in m.block_kinds})
         self.settings = InjectSettings.from_config(config)
 
     @property
@@ -172,7 +175,8 @@ class CompositeBackend(Backend):
     def build(self, scope, utterance, now):
         raw_window = self.raw_window(scope, now)
         window = trim_window(raw_window)
-        hits = self.recall(scope, utterance, raw_window, window)
+        hits = self.recall(scope, utterance, raw_window, window,
+                           kinds=[k for k in KINDS if k not in self.block_kinds])
         blocks, block_items = self.context_blocks(scope, utterance, now)
         call_id = tool_call_id(scope.user_id, scope.persona_key, scope.session_id, utterance)
         messages = assemble(self.settings, window, utterance, render_context(hits, self.settings),

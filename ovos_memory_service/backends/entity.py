@@ -1,0 +1,45 @@
+"""``entity``: what the service knows about the user, as the seed's block
+"Known facts about the user:" before the utterance.
+
+Facts come from the fact model (explicit ``memory.remember``, the rule-based
+extractor on every user turn, and an LLM when one is configured), so they are
+shared across the user's sessions and stay current."""
+from ovos_memory_service.backends.base import Backend, Context, int_key
+from ovos_memory_service.inject import InjectSettings, assemble
+from ovos_memory_service.items import USER_FACT_KINDS
+from ovos_memory_service.wire import ChatMessage
+
+DEFAULT_FACTS_HEADER = "Known facts about the user:"
+# the seed's LLM keys; the LLM extractor reads them (this backend only injects)
+LLM_KEYS = ("api_url", "model", "max_extract_tokens", "request_timeout", "extraction_prompt")
+
+
+class EntityBackend(Backend):
+    """Seed keys: ``facts_header``, ``max_facts`` (50), ``system_prompt``,
+    ``extraction_prompt`` (must contain ``{exchange}``) and the LLM keys."""
+    name = "entity"
+    max_history = 0
+    block_kinds = (*USER_FACT_KINDS, "attribute")
+
+    def __init__(self, config, reader):
+        super().__init__(config, reader)
+        self.facts_header = config.get("facts_header", DEFAULT_FACTS_HEADER)
+        if not isinstance(self.facts_header, str):
+            raise ValueError("facts_header must be a string")
+        self.max_facts = int_key(config, "max_facts", 50, 1, 1000)
+        prompt = config.get("extraction_prompt")
+        if prompt is not None and (not isinstance(prompt, str) or "{exchange}" not in prompt):
+            raise ValueError("extraction_prompt must be a string containing {exchange}")
+        self.settings = InjectSettings.from_config({"system_prompt": config.get("system_prompt", "")})
+
+    def raw_window(self, scope, now):
+        return []  # facts, not turns
+
+    def facts(self, scope):
+        return self.reader.current_facts(scope, self.block_kinds, self.max_facts)
+
+    def build(self, scope, utterance, now):
+        facts = self.facts(scope)
+        block = [ChatMessage("system", self.facts_header + "\n" + "\n".join(f"- {f.content}" for f in facts))
+                 ] if facts else []
+        return Context(assemble(self.settings, [], utterance, extra_system=block), facts)
