@@ -1,0 +1,139 @@
+"""Facts about the user that stay true: the fact model on a real store, facts
+learnt from conversations without an LLM, and a later session that knows them,
+in four languages over a real bus."""
+import time
+import uuid
+
+import pytest
+
+from tests.helpers import assistant, exchange, scope, store, user
+
+
+def facts(engine, sc, kinds=("fact", "preference", "skill")):
+    return sorted(m.content for m in engine.list(sc, kinds=list(kinds), limit=200)[0])
+
+
+def test_a_new_value_supersedes_and_keeps_history(engine):
+    sc = scope()
+    first = engine.remember(sc, "I live in Lisbon")
+    assert engine.remember(sc, "I moved to Porto") == first  # the slot's memory is updated
+    assert facts(engine, sc) == ["I moved to Porto"]
+    assert [m.content for m in engine.recall(sc, "Lisbon", kinds=["fact"], threshold=0)] == []
+    history = engine.db.execute("SELECT content, status FROM memories WHERE slot = 'residence' "
+                                "ORDER BY created_at").fetchall()
+    assert history == [("I live in Lisbon", "superseded"), ("I moved to Porto", "current")]
+
+
+def test_a_restatement_adds_nothing(engine):
+    sc = scope()
+    first = engine.remember(sc, "My name is Ana")
+    assert engine.remember(sc, "my name is ana.") == first
+    assert len(facts(engine, sc)) == 1
+
+
+def test_multi_valued_slots_accumulate_and_negation_retracts(engine):
+    sc = scope()
+    exchange(engine, sc, "I love jazz", "Nice")
+    exchange(engine, sc, "I also enjoy hiking", "Great")
+    engine.wait_idle()
+    assert facts(engine, sc) == ["Likes hiking", "Likes jazz"]
+    exchange(engine, sc, "I don't like jazz any more", "Oh")
+    engine.wait_idle()
+    assert facts(engine, sc) == ["Likes hiking"]
+
+
+def test_a_dislike_retracts_the_opposite_like(engine):
+    sc = scope()
+    engine.remember(sc, "I like olives")
+    engine.remember(sc, "I hate olives")
+    assert facts(engine, sc) == ["I hate olives"]
+
+
+def test_questions_hypotheticals_and_other_people_give_no_facts(engine):
+    sc = scope()
+    store(engine, sc, user("is my name Ana?"), assistant("I don't know"))
+    store(engine, sc, user("if I lived in Paris I would walk more"), assistant("Maybe"))
+    store(engine, sc, user("John said he lives in Paris"), assistant("OK"))
+    engine.wait_idle()
+    assert facts(engine, sc) == []
+
+
+def test_facts_carry_provenance_and_go_with_their_turn(engine):
+    sc = scope()
+    ids = exchange(engine, sc, "My dog is called Rex", "Cute")["ids"]
+    engine.wait_idle()
+    row = engine.db.execute("SELECT sources, extractor, confidence, kind FROM memories WHERE slot = "
+                            "'pet.dog.name'").fetchone()
+    assert row[0] == f'["{ids[0]}"]' and row[1] == "rules" and 0 < row[2] <= 1 and row[3] == "fact"
+    forgotten = engine.forget(sc, ids=[ids[0]])
+    assert {m.content for m in forgotten} == {"My dog is called Rex", "Has a dog called Rex"}
+    assert facts(engine, sc) == []
+
+
+def test_list_recall_and_forget_filter_by_kind(engine):
+    sc = scope()
+    engine.remember(sc, "I am allergic to peanuts")
+    engine.remember(sc, "I love peanut butter cookies")
+    assert [m.kind for m in engine.list(sc, kinds=["preference"])[0]] == ["preference"]
+    assert [m.kind for m in engine.recall(sc, "peanut", kinds=["fact"], threshold=0)] == ["fact"]
+    engine.forget(sc, everything=True, kinds=["preference"])
+    assert facts(engine, sc) == ["I am allergic to peanuts"]
+
+
+def test_facts_are_shared_by_personas_and_sessions_of_the_user(engine):
+    exchange(engine, scope(persona="chef", session="kitchen"), "I'm vegetarian", "Noted")
+    engine.wait_idle()
+    later = engine.build_context(scope(persona="butler", session="hall"), "what should I cook tonight?")
+    assert later.messages[0].content == "Known facts about the user:\n- Is vegetarian"
+    assert engine.build_context(scope(user="bob"), "what should I cook?").messages[0].role == "user"
+
+
+CONVERSATIONS = {
+    "en-us": (["Hi, my name is Ana.", "I live in Lisbon and I love jazz.", "My dog is called Rex.",
+               "I work at Siemens.", "I'm allergic to peanuts."],
+              "I moved to Porto.", "what do you know about me?",
+              ["Name is Ana", "Lives in Porto", "Likes jazz", "Has a dog called Rex", "Works at Siemens",
+               "Allergic to peanuts"], "Lives in Lisbon"),
+    "pt-pt": (["Olá, chamo-me Ana.", "Moro em Lisboa e adoro jazz.", "O meu cão chama-se Rex.",
+               "Trabalho na Siemens.", "Sou alérgica a amendoins."],
+              "Mudei-me para o Porto.", "o que sabes sobre mim?",
+              ["Chama-se Ana", "Porto", "jazz", "Rex", "Siemens", "amendoins"], "Lisboa"),
+    "es-es": (["Hola, me llamo Lucía.", "Vivo en Sevilla y me encanta el flamenco.",
+               "Mi perro se llama Toby.", "Trabajo en Telefónica.", "Soy alérgica a los cacahuetes."],
+              "Me he mudado a Madrid.", "¿qué sabes de mí?",
+              ["Lucía", "Madrid", "flamenco", "Toby", "Telefónica", "cacahuetes"], "Sevilla"),
+    "de-de": (["Hallo, ich heiße Jonas.", "Ich wohne in Berlin und ich mag Jazz.", "Mein Hund heißt Bello.",
+               "Ich arbeite bei Siemens.", "Ich bin allergisch gegen Erdnüsse."],
+              "Ich bin nach Hamburg gezogen.", "was weißt du über mich?",
+              ["Jonas", "Hamburg", "Jazz", "Bello", "Siemens", "Erdnüsse"], "Berlin"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CONVERSATIONS))
+def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
+    said, moved, question, expected, old_home = CONVERSATIONS[lang]
+    person = f"{lang}-{uuid.uuid4().hex[:6]}"
+    first_session = {"session": {"session_id": f"{person}-a", "lang": lang}}
+    for line in said + [moved]:
+        stack.ok("memory.history.update", {"user_id": person, "messages": [
+            {"role": "user", "content": line}, {"role": "assistant", "content": "👍"}]}, **first_session)
+    deadline = time.monotonic() + 20  # facts are learnt after the replies
+    while True:
+        learnt = stack.ok("memory.list", {"user_id": person, "kinds": ["fact", "preference"]},
+                          **first_session)["memories"]
+        if len(learnt) >= len(expected) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    contents = " | ".join(m["content"] for m in learnt)
+    for piece in expected:
+        assert piece in contents, (piece, contents)
+    assert old_home not in contents  # superseded, not current
+    later = {"session": {"session_id": f"{person}-b", "lang": lang}}
+    built = stack.ok("memory.context.build", {"user_id": person, "utterance": question}, **later)
+    block = built["messages"][0]["content"]
+    assert block.startswith("Known facts about the user:")
+    for piece in expected:
+        assert piece in block
+    stranger = stack.ok("memory.context.build", {"utterance": question},
+                        session={"session_id": f"{person}-stranger", "lang": lang})
+    assert "Known facts" not in str(stranger["messages"])
