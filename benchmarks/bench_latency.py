@@ -29,15 +29,12 @@ import sys
 import tempfile
 
 # Sandbox before any OVOS import: ovos_config fixes its paths when imported.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.isolation import isolate  # noqa: E402
+
 if sys.argv[1:2] != ["--echo"]:  # the echo child inherits the Stack's sandbox
     _ROOT = tempfile.mkdtemp(prefix="ovos-memory-bench-")
-    for _key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
-        os.environ[_key] = os.path.join(_ROOT, _key.lower())
-    os.environ["HOME"] = _ROOT
-    os.environ["XDG_CONFIG_DIRS"] = os.path.join(_ROOT, "etc-xdg")
-    os.environ["MYCROFT_SYSTEM_CONFIG"] = os.path.join(_ROOT, "etc-mycroft.conf")
-    os.environ["OVOS_DISTRIBUTION_CONFIG"] = os.path.join(_ROOT, "distribution.conf")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    isolate(_ROOT)
 
 import argparse  # noqa: E402
 import random  # noqa: E402

@@ -362,11 +362,8 @@ class MemoryEngine:
     def wait_idle(self, timeout: float = 60) -> bool:
         """Wait for the background work queued so far (embeddings, plugins)."""
         self._background.submit(lambda: None).result(timeout)
-        deadline = time.monotonic() + timeout
-        while self.facts.pending() and time.monotonic() < deadline:
-            self.facts.wake()
-            time.sleep(0.02)
-        return self.semantic.drain(timeout) if self.semantic is not None else True
+        workers = [self.facts] + ([self.semantic] if self.semantic is not None else [])
+        return all(worker.drain(timeout) for worker in workers)
 
     def rebuild_vectors(self) -> int:
         """Re-embed every memory from SQLite (after a model change or damage)."""

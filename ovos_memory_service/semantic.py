@@ -9,14 +9,14 @@ meanwhile is never indexed. Failed batches are retried with backoff.
 import threading
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 import numpy as np
-from ovos_utils.log import LOG
 from sqlite_utils import Database
 
 from ovos_memory_service.embeddings import Embedder
 from ovos_memory_service.vectors import VectorIndex
+from ovos_memory_service.worker import QueueWorker
 
 MAX_BACKOFF_S = 600
 
@@ -29,64 +29,22 @@ def embed_text(row: dict) -> str:
     return f"{speaker}: {row['content']}" if speaker else row["content"]
 
 
-class SemanticIndex:
+class SemanticIndex(QueueWorker):
+    queue_table = "embed_jobs"
+
     def __init__(self, db: Database, lock: threading.RLock, embedder: Embedder, folder: Path,
                  batch_size: int = 16, compact_minutes: float = 10):
-        self.db = db
-        self.lock = lock
+        super().__init__(db, lock, "memory-embedder")
         self.embedder = embedder
         self.vectors = VectorIndex(folder, embedder.dim)
         self.batch_size = batch_size
         self.compact_s = compact_minutes * 60
-        self.last_error: Optional[str] = None
         self.embedded = 0  # vectors written since the start
-        self._wake = threading.Event()
-        self._stop = threading.Event()
         self._since_compact = 0
         self._last_compact = time.monotonic()
-        self._thread = threading.Thread(target=self._run, name="memory-embedder", daemon=True)
 
     # ------------------------------------------------------------ the queue
-    def start(self):
-        self._thread.start()
-
-    def stop(self):
-        """Finish the batch in hand, then stop; unfinished jobs stay queued."""
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=60)
-
-    def wake(self):
-        self._wake.set()
-
-    def pending(self) -> int:
-        with self.lock:
-            return self.db.execute("SELECT count(*) FROM embed_jobs").fetchone()[0]
-
-    def drain(self, timeout: float = 60) -> bool:
-        """Wait until the queue is empty (tests, benchmarks, reindex)."""
-        deadline = time.monotonic() + timeout
-        while self.pending():
-            if time.monotonic() > deadline:
-                return False
-            self.wake()
-            time.sleep(0.02)
-        return True
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                worked = self._embed_batch()
-            except Exception as e:  # never let the worker die
-                LOG.exception("embedding worker failed")
-                self.last_error = f"{type(e).__name__}: {e}"
-                worked = False
-            if not worked:
-                self._maybe_compact()
-                self._wake.wait(5)
-                self._wake.clear()
-
-    def _embed_batch(self) -> bool:
+    def work_once(self) -> bool:
         with self.lock:
             jobs = self.db.execute_returning_dicts(
                 "SELECT j.rowid AS job, j.attempts, m.seq, m.id, m.user_id, m.kind, m.role, m.name, "
@@ -111,8 +69,7 @@ class SemanticIndex:
             self._since_compact += len(rows)
             return True
         except Exception as e:
-            LOG.exception("embedding a batch failed; it will be retried")
-            self.last_error = f"{type(e).__name__}: {e}"
+            self.failed("embedding a batch failed", e)
             with self.lock, self.db.atomic():
                 for j in jobs:
                     delay = min(MAX_BACKOFF_S, 2 ** j["attempts"])
@@ -120,7 +77,8 @@ class SemanticIndex:
                                     "error = ? WHERE rowid = ?", [time.time() + delay, self.last_error, j["job"]])
             return False
 
-    def _maybe_compact(self):
+    def idle(self):
+        """Compact the vector table on schedule while it receives vectors."""
         if self._since_compact and time.monotonic() - self._last_compact >= self.compact_s:
             with self.lock:
                 self.vectors.compact()

@@ -1,15 +1,10 @@
 """Every test runs in a sandbox: no test reads or writes the real home,
 mycroft.conf or data directory."""
-import os
 import tempfile
 
-_ROOT = tempfile.mkdtemp(prefix="ovos-memory-tests-")
-for _key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
-    os.environ[_key] = os.path.join(_ROOT, _key.lower())
-os.environ["HOME"] = _ROOT
-os.environ["XDG_CONFIG_DIRS"] = os.path.join(_ROOT, "etc-xdg")
-os.environ["MYCROFT_SYSTEM_CONFIG"] = os.path.join(_ROOT, "etc-mycroft.conf")
-os.environ["OVOS_DISTRIBUTION_CONFIG"] = os.path.join(_ROOT, "distribution.conf")
+from tests.isolation import isolate
+
+isolate(tempfile.mkdtemp(prefix="ovos-memory-tests-"))
 
 import pytest  # noqa: E402
 

@@ -6,14 +6,13 @@ rule-based extractor in the turn's language and records what it finds through
 the fact model."""
 import threading
 import time
-from typing import Optional
 
-from ovos_utils.log import LOG
 from sqlite_utils import Database
 
 from ovos_memory_service.facts.extract import ExtractedFact, extract_facts
 from ovos_memory_service.facts.model import Fact, record
 from ovos_memory_service.scope import Scope
+from ovos_memory_service.worker import QueueWorker
 
 BATCH = 32
 MAX_BACKOFF_S = 600
@@ -24,44 +23,14 @@ def as_fact(found: ExtractedFact, turn_id: str, extractor: str = "rules") -> Fac
                 multi=found.multi, negated=found.negated, sources=[turn_id], extractor=extractor)
 
 
-class FactWorker:
+class FactWorker(QueueWorker):
+    queue_table = "fact_jobs"
+
     def __init__(self, db: Database, lock: threading.RLock, config: dict):
-        self.db = db
-        self.lock = lock
+        super().__init__(db, lock, "memory-facts")
         self.config = config
-        self.last_error: Optional[str] = None
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="memory-facts", daemon=True)
 
-    def start(self):
-        self._thread.start()
-
-    def stop(self):
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=30)
-
-    def wake(self):
-        self._wake.set()
-
-    def pending(self) -> int:
-        with self.lock:
-            return self.db.execute("SELECT count(*) FROM fact_jobs").fetchone()[0]
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                worked = self._extract_batch()
-            except Exception as e:  # never let the worker die
-                LOG.exception("fact extraction failed")
-                self.last_error = f"{type(e).__name__}: {e}"
-                worked = False
-            if not worked:
-                self._wake.wait(5)
-                self._wake.clear()
-
-    def _extract_batch(self) -> bool:
+    def work_once(self) -> bool:
         with self.lock:
             jobs = self.db.execute_returning_dicts(
                 "SELECT j.rowid AS job, j.lang, j.attempts, m.id, m.content, m.user_id, m.persona_id, "
@@ -76,8 +45,7 @@ class FactWorker:
                                self.config["share_facts_across_personas"])
                     self.db.execute("DELETE FROM fact_jobs WHERE rowid = ?", [job["job"]])
                 except Exception as e:
-                    LOG.exception("extracting facts from a turn failed; it will be retried")
-                    self.last_error = f"{type(e).__name__}: {e}"
+                    self.failed("extracting facts from a turn failed", e)
                     self.db.execute("UPDATE fact_jobs SET attempts = attempts + 1, next_at = ?, error = ? "
                                     "WHERE rowid = ?", [time.time() + min(MAX_BACKOFF_S, 2 ** job["attempts"]),
                                                         self.last_error, job["job"]])
