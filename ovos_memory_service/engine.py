@@ -200,10 +200,11 @@ class MemoryEngine:
             self._purge_requests(now)
             stored = [m for m in messages if m.role in ("user", "assistant", "tool")]
             self._after_update(scope, stored)
-        self._wake_semantic()
+        self._wake_workers()
         return {"stored": len(writer.kept_ids), "ids": writer.kept_ids}
 
-    def _wake_semantic(self):
+    def _wake_workers(self):
+        """New memories: facts and embeddings are due."""
         self.facts.wake()
         if self.semantic is not None:
             self.semantic.wake()
@@ -292,7 +293,7 @@ class MemoryEngine:
             if memories.is_paused(self.db, scope):
                 raise InvalidRequest("memory is paused for this user; resume it first")
             ids = [record(self.db, scope, fact, self.config["share_facts_across_personas"]) for fact in facts]
-        self._wake_semantic()
+        self._wake_workers()
         if not any(ids):
             raise NotFound("there was nothing like that to retract")
         return next(i for i in ids if i)
@@ -339,7 +340,7 @@ class MemoryEngine:
     def import_records(self, records) -> dict:
         with self.lock:
             result = transfer.import_records(self.db, records)
-        self._wake_semantic()
+        self._wake_workers()
         return result
 
     def reindex(self) -> dict:
