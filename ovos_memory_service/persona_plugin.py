@@ -1,0 +1,301 @@
+"""The ovos-persona memory plugin: an ``opm.agents.memory`` plugin whose
+``AgentContextManager`` keeps the persona's memory in the ovos-memory-service
+daemon, over the messagebus.
+
+ovos-persona gives the plugin only its block of the persona JSON and a
+session_id, so the plugin works out the rest:
+
+- the persona: the block's ``persona_id``, else the persona named by the bus
+  message being handled (``dig_for_message()``: its ``persona_id``/``persona``
+  data, else its ``session.persona_id``), else a hash of the block;
+- the session and user: the ``session`` and ``user_id`` of that bus message;
+- the daemon-side backend: the block's ``memory_module`` and that module's own
+  block, sent once with ``memory.persona.configure``.
+
+If the daemon is down or slow, the persona keeps working from a local window of
+recent turns, and updates that could not be delivered are queued and sent, in
+order and with their original ``created_at``, when the daemon answers again.
+"""
+import atexit
+import hashlib
+import json
+import threading
+import time
+import uuid
+from collections import deque
+from typing import Dict, List, Optional, Tuple
+
+from ovos_bus_client.message import dig_for_message
+from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessage, MessageRole
+from ovos_utils.log import LOG
+
+from ovos_memory_service.client import MemoryClient, MemoryTimeout, ResilientBusClient
+from ovos_memory_service.wire import iso_time
+
+try:  # OPM >= 2.6 pre-releases: tool messages
+    from ovos_plugin_manager.templates.agents import ToolCall
+except ImportError:  # OPM 2.2
+    ToolCall = None
+
+ROLES = {role.value: role for role in MessageRole}
+RETRYABLE = ("unavailable",)  # error codes worth sending again later
+
+DEFAULTS = {
+    "timeout": 3.0,          # seconds to wait for a reply
+    "retry_interval": 5.0,   # seconds between attempts while the daemon is away
+    "local_window": 10,      # messages kept per session for when the daemon is away
+    "max_queued": 1000,      # undelivered updates kept (oldest dropped beyond this)
+}
+
+
+# ------------------------------------------------- one bus connection per process
+_clients: Dict[tuple, MemoryClient] = {}
+_clients_lock = threading.Lock()
+
+
+def bus_settings(block: dict) -> dict:
+    """Where the messagebus is: mycroft.conf's ``websocket``, overridden by the block's ``bus``."""
+    from ovos_config import Configuration
+    settings = {"host": "127.0.0.1", "port": 8181, "route": "/core", "ssl": False}
+    settings.update(Configuration().get("websocket") or {})
+    settings.update(block.get("bus") or {})
+    return settings
+
+
+def shared_client(settings: dict) -> MemoryClient:
+    """The process's one connection to that bus, opened on first use."""
+    key = (settings["host"], int(settings["port"]), settings["route"], bool(settings.get("ssl")))
+    with _clients_lock:
+        if key not in _clients:
+            bus = ResilientBusClient(host=key[0], port=key[1], route=key[2], ssl=key[3])
+            bus.run_in_thread()
+            if not _clients:
+                atexit.register(close_connections)
+            _clients[key] = MemoryClient(bus)
+        return _clients[key]
+
+
+def close_connections():
+    """Close the shared bus connections (registered with atexit)."""
+    with _clients_lock:
+        clients = list(_clients.values())
+        _clients.clear()
+    for client in clients:
+        client.close()
+        client.bus.close()
+
+
+# ---------------------------------------------------- AgentMessage <-> wire dicts
+def to_wire(msg: AgentMessage) -> dict:
+    out = {"role": str(getattr(msg.role, "value", msg.role)), "content": msg.content or ""}
+    calls = getattr(msg, "tool_calls", None) or []
+    if calls:
+        out["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments or {}}
+                             for c in calls]
+    for key in ("tool_call_id", "name"):
+        if getattr(msg, key, None):
+            out[key] = getattr(msg, key)
+    return out
+
+
+def to_agent_message(msg: dict) -> Optional[AgentMessage]:
+    """OPM 2.2 has no tool messages: there the recalled context of the ``tool``
+    inject mode comes as a system message, and the empty tool call is left out."""
+    role = ROLES.get(msg.get("role"))
+    if ToolCall is None:
+        if msg.get("tool_calls") and not msg.get("content"):
+            return None
+        if role is None and msg.get("role") == "tool":
+            role = MessageRole.SYSTEM
+        return AgentMessage(role=role, content=msg.get("content", "")) if role else None
+    if role is None:
+        return None
+    return AgentMessage(role=role, content=msg.get("content", ""),
+                        tool_calls=[ToolCall(id=c["id"], name=c["name"],
+                                             arguments=c.get("arguments") or {})
+                                    for c in msg.get("tool_calls") or []],
+                        tool_call_id=msg.get("tool_call_id"), name=msg.get("name"))
+
+
+def to_agent_messages(messages: List[dict]) -> List[AgentMessage]:
+    return [m for m in map(to_agent_message, messages) if m is not None]
+
+
+# ------------------------------------------------------------------ the plugin
+class MemoryServiceContextManager(AgentContextManager):
+    """Forwards build/update/get to ovos-memory-service; see the module docstring."""
+
+    def __init__(self, config: Optional[dict] = None):
+        super().__init__(config)
+        self.settings = {**DEFAULTS, **{k: self.config[k] for k in DEFAULTS if k in self.config}}
+        self.memory = shared_client(bus_settings(self.config))
+        self.module = self.config.get("memory_module")
+        self._configured = set()       # persona_ids the daemon has been told about
+        self._queue = deque()          # undelivered (persona_id, context, data), oldest first
+        self._send_lock = threading.Lock()
+        self._local: Dict[Tuple[str, str], deque] = {}
+        self._down_until = 0.0         # skip the bus until then after a failure
+        self._retry = threading.Event()
+        self._retrier = None
+
+    @property
+    def bus(self):
+        return self.memory.bus
+
+    @property
+    def system_prompt(self) -> str:
+        nested = self.config.get(self.module) if self.module else None
+        return (nested or {}).get("system_prompt") or self.config.get("system_prompt", "")
+
+    # ------------------------------------------------------- the three calls
+    def build_conversation_context(self, utterance: str, session_id: str) -> List[AgentMessage]:
+        persona_id, context = self._scope(session_id)
+        if self._deliver_queue() and self._ready(persona_id):
+            reply = self._request("memory.context.build", {"utterance": utterance},
+                                  persona_id, session_id, context)
+            if reply is not None and reply.get("ok"):
+                return to_agent_messages(reply["messages"])
+        return self._local_context(persona_id, session_id, utterance)
+
+    def update_history(self, new_messages: List[AgentMessage], session_id: str):
+        persona_id, context = self._scope(session_id)
+        now = iso_time(time.time())
+        wire = [{**to_wire(m), "created_at": now} for m in new_messages]
+        self._remember_locally(persona_id, session_id, wire)
+        data = {"messages": wire, "session_id": session_id, "persona_id": persona_id,
+                "request_id": uuid.uuid4().hex}  # kept on retries: stored once
+        with self._send_lock:
+            self._queue.append((persona_id, context, data))
+            while len(self._queue) > self.settings["max_queued"]:
+                self._queue.popleft()
+                LOG.warning("memory service away too long: dropped the oldest queued update")
+        self._deliver_queue()
+
+    def get_history(self, session_id: str) -> List[AgentMessage]:
+        persona_id, context = self._scope(session_id)
+        if self._deliver_queue() and self._ready(persona_id):
+            reply = self._request("memory.history.get", {}, persona_id, session_id, context)
+            if reply is not None and reply.get("ok"):
+                return to_agent_messages(reply["messages"])
+        return to_agent_messages(list(self._local.get((persona_id, session_id), [])))
+
+    # ------------------------------------------------------------ whose memory
+    def _scope(self, session_id: str) -> Tuple[str, dict]:
+        """The persona_id and the request context, from the bus message being handled."""
+        message = dig_for_message(max_records=30)
+        context = {}
+        named = None
+        if message is not None:
+            for key in ("session", "user_id", "lang"):
+                if message.context.get(key) is not None:
+                    context[key] = message.context[key]
+            data = message.data if isinstance(message.data, dict) else {}
+            named = data.get("persona_id") or data.get("persona")
+            session = message.context.get("session")
+            if not isinstance(named, str) and isinstance(session, dict):
+                named = session.get("persona_id")
+        if not isinstance(context.get("session"), dict) or \
+                context["session"].get("session_id") != session_id:
+            context["session"] = {"session_id": session_id}
+        return self.persona_id(named if isinstance(named, str) else None), context
+
+    def persona_id(self, named: Optional[str] = None) -> str:
+        if self.config.get("persona_id"):
+            return self.config["persona_id"]
+        if named:
+            return named
+        block = {k: v for k, v in self.config.items() if k not in ("bus", *DEFAULTS)}
+        digest = hashlib.sha256(json.dumps(block, sort_keys=True, default=str).encode()).hexdigest()
+        return f"persona-{digest[:12]}"
+
+    # ------------------------------------------------------------- the daemon
+    def _request(self, msg_type: str, data: dict, persona_id: str, session_id: str,
+                 context: dict) -> Optional[dict]:
+        """The reply's data, or None when the daemon did not answer (then it counts as away)."""
+        if time.monotonic() < self._down_until:
+            return None
+        if not self.bus.connected_event.wait(self.settings["timeout"]):  # else emit() blocks
+            self._away(f"no messagebus connection for {msg_type}")
+            return None
+        data = {"session_id": session_id, "persona_id": persona_id, **data}
+        try:
+            reply = self.memory.request(msg_type, data, context, timeout=self.settings["timeout"])
+        except MemoryTimeout as e:
+            self._away(str(e))
+            return None
+        if not reply.get("ok") and (reply.get("error") or {}).get("code") in RETRYABLE:
+            self._away(f"{msg_type}: {reply['error']}")
+            return None
+        if not reply.get("ok"):
+            LOG.error(f"memory service refused {msg_type}: {reply.get('error')}")
+        return reply
+
+    def _ready(self, persona_id: str) -> bool:
+        """Tell the daemon about this persona's backend once; False if it is away."""
+        if not self.module or persona_id in self._configured:
+            return time.monotonic() >= self._down_until
+        reply = self._request("memory.persona.configure",
+                              {"memory_module": self.module, "config": self.config.get(self.module) or {}},
+                              persona_id, "default", {})
+        if reply is None:
+            return False
+        self._configured.add(persona_id)  # a refused configuration is logged, not retried
+        return True
+
+    def _deliver_queue(self) -> bool:
+        """Send queued updates in order; True once the queue is empty."""
+        with self._send_lock:
+            while self._queue:
+                persona_id, context, data = self._queue[0]
+                if not self._ready(persona_id):
+                    break
+                if self._request("memory.history.update", data, persona_id,
+                                 data["session_id"], context) is None:
+                    break
+                self._queue.popleft()
+            pending = bool(self._queue)
+        if pending:
+            self._start_retrier()
+        return not pending
+
+    def _away(self, why: str):
+        if time.monotonic() >= self._down_until:
+            LOG.warning(f"memory service not answering ({why}); using the local window")
+        self._down_until = time.monotonic() + self.settings["retry_interval"]
+
+    def _start_retrier(self):
+        """A background thread that delivers the queue once the daemon answers again."""
+        if self._retrier is not None and self._retrier.is_alive():
+            return
+
+        def retry():
+            while self._queue:
+                time.sleep(max(0.0, self._down_until - time.monotonic()) + 0.05)
+                self._deliver_queue()
+
+        self._retrier = threading.Thread(target=retry, daemon=True, name="memory-plugin-retry")
+        self._retrier.start()
+
+    # ------------------------------------------------------ the local window
+    def _remember_locally(self, persona_id: str, session_id: str, wire: List[dict]):
+        window = self._local.setdefault((persona_id, session_id),
+                                        deque(maxlen=self.settings["local_window"]))
+        for msg in wire:
+            if window and msg["role"] == "assistant" and window[-1]["role"] == "assistant":
+                window[-1] = {**window[-1], "content": window[-1]["content"] + "\n" + msg["content"]}
+            elif window and msg["role"] == "user" and window[-1]["role"] == "user":
+                window[-1] = msg
+            else:
+                window.append(msg)
+
+    def _local_context(self, persona_id: str, session_id: str, utterance: str) -> List[AgentMessage]:
+        """[system prompt] + recent window + [user utterance], as a plain short-term memory."""
+        history = [m for m in self._local.get((persona_id, session_id), []) if m["role"] != "system"]
+        while history and history[-1]["role"] == "user":  # e.g. this utterance, already recorded
+            history.pop()
+        while history and history[0]["role"] != "user":
+            history.pop(0)
+        messages = [{"role": "system", "content": self.system_prompt.strip()}] \
+            if self.system_prompt.strip() else []
+        messages += history + [{"role": "user", "content": utterance.strip()}]
+        return to_agent_messages(messages)

@@ -1,0 +1,199 @@
+"""The ovos-persona memory plugin against a real messagebus and the real
+service (OPM 2.2: no ovos-persona here; tests/persona_env/ runs the real one)."""
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from ovos_bus_client import Message
+from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+
+from ovos_memory_service import persona_plugin
+from ovos_memory_service.persona_plugin import MemoryServiceContextManager
+
+
+@pytest.fixture(autouse=True)
+def close_shared_connections():
+    yield
+    persona_plugin.close_connections()
+
+
+def plugin(stack, **block):
+    return MemoryServiceContextManager({"bus": {"host": "127.0.0.1", "port": stack.port}, **block})
+
+
+def handle(message: Message, call, *args):
+    """Call the plugin the way ovos-persona does: inside a bus handler of ``message``."""
+    return call(*args)
+
+
+def said(*pairs):
+    return [AgentMessage(MessageRole.USER if role == "user" else MessageRole.ASSISTANT, text)
+            for role, text in pairs]
+
+
+def contents(messages):
+    return [(getattr(m.role, "value", m["role"] if isinstance(m, dict) else m.role),
+             m["content"] if isinstance(m, dict) else m.content) for m in messages]
+
+
+def stored(stack, persona_id, session_id, **data):
+    reply = stack.ok("memory.history.get", {"persona_id": persona_id, **data}, session_id=session_id)
+    return [(m["role"], m["content"]) for m in reply["messages"]]
+
+
+def test_update_get_and_build_go_to_the_daemon(stack):
+    memory = plugin(stack, persona_id="fwd-butler")
+    memory.update_history(said(("user", "My cat is called Tom"), ("assistant", "Hello Tom!")), "s-fwd")
+    assert stored(stack, "fwd-butler", "s-fwd") == [("user", "My cat is called Tom"),
+                                                   ("assistant", "Hello Tom!")]
+    assert contents(memory.get_history("s-fwd")) == [("user", "My cat is called Tom"),
+                                                    ("assistant", "Hello Tom!")]
+    context = memory.build_conversation_context("What is my cat called?", "s-fwd")
+    assert contents(context)[-1] == ("user", "What is my cat called?")
+    assert ("assistant", "Hello Tom!") in contents(context)
+    assert not memory._queue
+    # another session of the same persona has its own history
+    assert memory.get_history("s-fwd-other") == []
+
+
+def test_single_turns_as_ovos_persona_0_9_0a25_records_them(stack):
+    memory = plugin(stack, persona_id="fwd-a25")
+    for role, text in [("user", "hi"), ("assistant", "hello"), ("assistant", "how are you?"),
+                       ("user", "fine")]:
+        memory.update_history(said((role, text)), "s-a25")
+    # the daemon merged the two spoken lines and the build does not repeat "fine"
+    assert stored(stack, "fwd-a25", "s-a25") == [("user", "hi"), ("assistant", "hello\nhow are you?"),
+                                                ("user", "fine")]
+    context = contents(memory.build_conversation_context("fine", "s-a25"))
+    assert [c for c in context if c[0] != "system"] == [
+        ("user", "hi"), ("assistant", "hello\nhow are you?"), ("user", "fine")]
+
+
+def test_the_block_configures_the_persona_backend(stack):
+    memory = plugin(stack, persona_id="cfg-butler", memory_module="ovos-memory-plugin-recency",
+                    **{"ovos-memory-plugin-recency": {"max_history": 2,
+                                                      "system_prompt": "You are a butler."}})
+    memory.update_history(said(("user", "one"), ("assistant", "two"),
+                               ("user", "three"), ("assistant", "four")), "s-cfg")
+    context = contents(memory.build_conversation_context("five", "s-cfg"))
+    assert context == [("system", "You are a butler."), ("user", "three"), ("assistant", "four"),
+                       ("user", "five")]
+    assert memory.system_prompt == "You are a butler."
+
+
+def test_two_personas_keep_separate_histories_in_one_session(stack):
+    a = plugin(stack, persona_id="sep-a")
+    b = plugin(stack, persona_id="sep-b")
+    a.update_history(said(("user", "I am talking to A"), ("assistant", "A here")), "s-sep")
+    b.update_history(said(("user", "I am talking to B"), ("assistant", "B here")), "s-sep")
+    assert contents(a.get_history("s-sep")) == [("user", "I am talking to A"), ("assistant", "A here")]
+    assert contents(b.get_history("s-sep")) == [("user", "I am talking to B"), ("assistant", "B here")]
+
+
+def test_persona_id_from_the_message_being_handled_then_a_hash_of_the_block(stack):
+    memory = plugin(stack)  # no persona_id in the block
+    session = {"session_id": "s-fallback", "persona_id": "Ana's Assistant"}
+    handle(Message("recognizer_loop:utterance", {"utterances": ["hi"]}, {"session": session}),
+           memory.update_history, said(("user", "hi from the session")), "s-fallback")
+    assert stored(stack, "Ana's Assistant", "s-fallback") == [("user", "hi from the session")]
+
+    # ovos.persona.query names its persona in the data, whatever the session's persona
+    handle(Message("ovos.persona.query", {"persona_id": "Quizzer", "utterance": "x"},
+                   {"session": session}),
+           memory.update_history, said(("user", "hi to the quizzer")), "s-fallback")
+    assert stored(stack, "Quizzer", "s-fallback") == [("user", "hi to the quizzer")]
+
+    # no message: a hash of the block, stable across instances and processes
+    memory.update_history(said(("user", "hi from nowhere")), "s-fallback")
+    hashed = memory.persona_id()
+    assert hashed.startswith("persona-") and hashed == plugin(stack).persona_id()
+    assert hashed != plugin(stack, system_prompt="other").persona_id()
+    assert stored(stack, hashed, "s-fallback") == [("user", "hi from nowhere")]
+
+
+def test_session_and_user_come_from_the_message_being_handled(stack):
+    memory = plugin(stack, persona_id="who-butler")
+    message = Message("speak", {"utterance": "x"},
+                      {"session": {"session_id": "s-who", "lang": "en-us"}, "user_id": "ana"})
+    handle(message, memory.update_history, said(("user", "I am Ana")), "s-who")
+    assert stored(stack, "who-butler", "s-who", user_id="ana") == [("user", "I am Ana")]
+    assert stored(stack, "who-butler", "s-who") == []  # not the session's default user
+
+
+def test_daemon_away_keeps_the_persona_working_and_catches_up_in_order(fresh_stack):
+    stack = fresh_stack
+    stack.start_service()
+    memory = plugin(stack, persona_id="away-butler", timeout=1, retry_interval=0.5,
+                    memory_module="ovos-memory-plugin-recency",
+                    **{"ovos-memory-plugin-recency": {"system_prompt": "Be brief."}})
+    memory.update_history(said(("user", "my name is Ana"), ("assistant", "hi Ana")), "s-away")
+
+    stack.stop_service()
+    memory.update_history(said(("user", "I live in Porto")), "s-away")
+    said_at = time.time()
+    memory.update_history(said(("assistant", "Porto is lovely")), "s-away")
+    memory.update_history(said(("user", "where do I live?")), "s-away")
+    started = time.monotonic()
+    context = contents(memory.build_conversation_context("where do I live?", "s-away"))
+    assert time.monotonic() - started < 1.5  # the daemon is known to be away: no second wait
+    assert context == [("system", "Be brief."), ("user", "my name is Ana"), ("assistant", "hi Ana"),
+                       ("user", "I live in Porto"), ("assistant", "Porto is lovely"),
+                       ("user", "where do I live?")]
+    assert len(memory._queue) == 3
+    assert contents(memory.get_history("s-away"))[-1] == ("user", "where do I live?")
+
+    time.sleep(1.5)
+    stack.start_service()
+    deadline = time.monotonic() + 15
+    while memory._queue and time.monotonic() < deadline:  # the retry thread delivers
+        time.sleep(0.1)
+    assert not memory._queue
+    reply = stack.ok("memory.history.get", {"persona_id": "away-butler"}, session_id="s-away")
+    assert [(m["role"], m["content"]) for m in reply["messages"]] == [
+        ("user", "my name is Ana"), ("assistant", "hi Ana"), ("user", "I live in Porto"),
+        ("assistant", "Porto is lovely"), ("user", "where do I live?")]
+    from ovos_memory_service.wire import parse_time
+    spoken = parse_time(reply["messages"][3]["created_at"])
+    assert abs(spoken - said_at) < 1  # the time it was said, not the time it was delivered
+    context = contents(memory.build_conversation_context("where do I live?", "s-away"))
+    assert ("assistant", "Porto is lovely") in context and context[-1] == ("user", "where do I live?")
+
+
+def test_no_daemon_at_all_from_the_start(fresh_stack):
+    memory = plugin(fresh_stack, persona_id="never", timeout=0.5, system_prompt="Hi.")
+    memory.update_history(said(("user", "hello"), ("assistant", "hey")), "s-never")
+    assert contents(memory.build_conversation_context("again", "s-never")) == [
+        ("system", "Hi."), ("user", "hello"), ("assistant", "hey"), ("user", "again")]
+
+
+def test_instances_share_one_bus_connection(stack):
+    a, b = plugin(stack, persona_id="share-a"), plugin(stack, persona_id="share-b")
+    assert a.bus is b.bus and len(persona_plugin._clients) == 1
+
+
+def test_a_process_with_two_personas_uses_mycroft_conf_and_exits_cleanly(stack):
+    """No ``bus`` key: the bus comes from mycroft.conf; the connection closes at exit."""
+    script = textwrap.dedent("""
+        from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+        from ovos_memory_service.persona_plugin import MemoryServiceContextManager
+        a = MemoryServiceContextManager({"persona_id": "proc-a"})
+        b = MemoryServiceContextManager({"persona_id": "proc-b"})
+        assert a.bus is b.bus
+        a.update_history([AgentMessage(MessageRole.USER, "from a process")], "s-proc")
+        print(len(a.get_history("s-proc")))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], env=stack.env, capture_output=True,
+                         text=True, timeout=30)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "1"
+    assert stored(stack, "proc-a", "s-proc") == [("user", "from a process")]
+
+
+def test_registered_as_an_opm_memory_plugin():
+    from ovos_plugin_manager.agents import find_memory_plugins
+    plugins = find_memory_plugins()
+    if "ovos-memory-service-plugin" not in plugins:
+        pytest.skip("entry point not registered yet (setup.py)")
+    assert plugins["ovos-memory-service-plugin"] is MemoryServiceContextManager
