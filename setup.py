@@ -52,5 +52,9 @@ setup(
             "ovos-memory-service=ovos_memory_service.__main__:main",
             "ovos-memory=ovos_memory_service.cli:main",
         ],
+        # the persona-side plugin that connects ovos-persona to the daemon
+        "opm.agents.memory": [
+            "ovos-memory-service-plugin=ovos_memory_service.persona_plugin:MemoryServiceContextManager",
+        ],
     },
 )

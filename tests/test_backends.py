@@ -111,3 +111,8 @@ def test_third_party_plugin_runs_inside_the_engine(make_engine, tmp_path, monkey
     assert roles_contents(messages) == [("system", "Hi. seen=2"), ("user", "remember the milk"),
                                         ("assistant", "sure"), ("user", "what should I buy?")]
     assert engine.get_history(sc)[0].content == "remember the milk"  # still in the service's store
+
+
+def test_the_persona_side_plugin_is_never_loaded_inside_the_daemon(engine):
+    with pytest.raises(ValueError, match="connects a persona"):
+        engine.configure_persona("p", "ovos-memory-service-plugin", {})

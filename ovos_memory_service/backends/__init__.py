@@ -26,6 +26,10 @@ ENTRY_POINT_NAMES = {
 }
 
 
+# this project's own opm.agents.memory entry point (persona side): never loaded in the daemon
+PERSONA_PLUGIN = "ovos-memory-service-plugin"
+
+
 def canonical_name(name: str) -> str:
     """``ovos-memory-plugin-lexical`` and ``lexical`` are the same backend."""
     return ENTRY_POINT_NAMES.get(name, name)
@@ -48,6 +52,9 @@ def create_backend(name: str, config: dict, reader) -> Backend:
     cls = BUILTIN.get(canonical_name(name))
     if cls is not None:
         return cls(config, reader)
+    if name == PERSONA_PLUGIN:
+        raise ValueError(f"{PERSONA_PLUGIN} connects a persona to this service; inside the service, "
+                         "name a backend (e.g. ovos-memory-plugin-composite)")
     from ovos_plugin_manager.agents import load_memory_plugin
     from ovos_memory_service.backends.plugin import PluginBackend
     plugin_class = load_memory_plugin(name)
