@@ -154,7 +154,7 @@ class MemoryServiceContextManager(AgentContextManager):
             reply = self._request("memory.context.build", {"utterance": utterance},
                                   persona_id, session_id, context)
             if reply is not None and reply.get("ok"):
-                return to_agent_messages(reply["messages"])
+                return self._with_system_prompt(to_agent_messages(reply["messages"]))
         return self._local_context(persona_id, session_id, utterance)
 
     def update_history(self, new_messages: List[AgentMessage], session_id: str):
@@ -275,6 +275,14 @@ class MemoryServiceContextManager(AgentContextManager):
 
         self._retrier = threading.Thread(target=retry, daemon=True, name="memory-plugin-retry")
         self._retrier.start()
+
+    def _with_system_prompt(self, messages: List[AgentMessage]) -> List[AgentMessage]:
+        """Without a ``memory_module`` of its own the daemon does not know the block's
+        ``system_prompt``: put it first, before the daemon's own system messages."""
+        prompt = self.system_prompt.strip()
+        if self.module or not prompt:
+            return messages
+        return [AgentMessage(role=MessageRole.SYSTEM, content=prompt), *messages]
 
     # ------------------------------------------------------ the local window
     def _remember_locally(self, persona_id: str, session_id: str, wire: List[dict]):

@@ -71,6 +71,19 @@ def test_single_turns_as_ovos_persona_0_9_0a25_records_them(stack):
         ("user", "hi"), ("assistant", "hello\nhow are you?"), ("user", "fine")]
 
 
+def test_both_recording_styles_of_ovos_persona_give_the_same_memory(stack):
+    memory = plugin(stack, persona_id="styles")
+    exchanges = [("my dog is Rex", "Rex is a fine name"), ("he is three", "A young dog")]
+    for question, answer in exchanges:  # 0.9.0a35: one exchange after the answer
+        memory.update_history(said(("user", question), ("assistant", answer)), "s-a35")
+    for question, answer in exchanges:  # 0.9.0a25: each utterance and spoken line as it happens
+        memory.update_history(said(("user", question)), "s-a25b")
+        memory.update_history(said(("assistant", answer)), "s-a25b")
+    assert stored(stack, "styles", "s-a35") == stored(stack, "styles", "s-a25b")
+    assert contents(memory.build_conversation_context("how old is Rex?", "s-a35")) == \
+        contents(memory.build_conversation_context("how old is Rex?", "s-a25b"))
+
+
 def test_the_block_configures_the_persona_backend(stack):
     memory = plugin(stack, persona_id="cfg-butler", memory_module="ovos-memory-plugin-recency",
                     **{"ovos-memory-plugin-recency": {"max_history": 2,
