@@ -70,7 +70,8 @@ def main():
                 engine.update_history(Scope(user_id="bench", session_id=f"s{i}"), parse_messages(update))
             engine.wait_idle(timeout=3600)
             service.append(len(texts) / (time.perf_counter() - started))
-            assert engine.semantic.vectors.count() == len(texts)
+            # every turn has its vector (facts learnt from the turns are embedded too)
+            assert engine.semantic.vectors.count() >= len(texts)
         finally:
             engine.close()
             shutil.rmtree(folder, ignore_errors=True)
