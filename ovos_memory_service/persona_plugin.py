@@ -29,15 +29,10 @@ from ovos_bus_client.message import dig_for_message
 from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessage, MessageRole
 from ovos_utils.log import LOG
 
+from ovos_memory_service.agent_messages import ToolCall, agent_to_wire, wire_to_agent
 from ovos_memory_service.client import MemoryClient, MemoryTimeout, ResilientBusClient
 from ovos_memory_service.wire import iso_time
 
-try:  # OPM >= 2.6 pre-releases: tool messages
-    from ovos_plugin_manager.templates.agents import ToolCall
-except ImportError:  # OPM 2.2
-    ToolCall = None
-
-ROLES = {role.value: role for role in MessageRole}
 RETRYABLE = ("unavailable",)  # error codes worth sending again later
 
 DEFAULTS = {
@@ -86,35 +81,15 @@ def close_connections():
 
 
 # ---------------------------------------------------- AgentMessage <-> wire dicts
-def to_wire(msg: AgentMessage) -> dict:
-    out = {"role": str(getattr(msg.role, "value", msg.role)), "content": msg.content or ""}
-    calls = getattr(msg, "tool_calls", None) or []
-    if calls:
-        out["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments or {}}
-                             for c in calls]
-    for key in ("tool_call_id", "name"):
-        if getattr(msg, key, None):
-            out[key] = getattr(msg, key)
-    return out
-
-
 def to_agent_message(msg: dict) -> Optional[AgentMessage]:
     """OPM 2.2 has no tool messages: there the recalled context of the ``tool``
     inject mode comes as a system message, and the empty tool call is left out."""
-    role = ROLES.get(msg.get("role"))
     if ToolCall is None:
         if msg.get("tool_calls") and not msg.get("content"):
             return None
-        if role is None and msg.get("role") == "tool":
-            role = MessageRole.SYSTEM
-        return AgentMessage(role=role, content=msg.get("content", "")) if role else None
-    if role is None:
-        return None
-    return AgentMessage(role=role, content=msg.get("content", ""),
-                        tool_calls=[ToolCall(id=c["id"], name=c["name"],
-                                             arguments=c.get("arguments") or {})
-                                    for c in msg.get("tool_calls") or []],
-                        tool_call_id=msg.get("tool_call_id"), name=msg.get("name"))
+        if msg.get("role") == "tool":
+            msg = {**msg, "role": "system"}
+    return wire_to_agent(msg)
 
 
 def to_agent_messages(messages: List[dict]) -> List[AgentMessage]:
@@ -160,7 +135,7 @@ class MemoryServiceContextManager(AgentContextManager):
     def update_history(self, new_messages: List[AgentMessage], session_id: str):
         persona_id, context = self._scope(session_id)
         now = iso_time(time.time())
-        wire = [{**to_wire(m), "created_at": now} for m in new_messages]
+        wire = [{**agent_to_wire(m), "created_at": now} for m in new_messages]
         self._remember_locally(persona_id, session_id, wire)
         data = {"messages": wire, "session_id": session_id, "persona_id": persona_id,
                 "request_id": uuid.uuid4().hex}  # kept on retries: stored once

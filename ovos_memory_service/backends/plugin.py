@@ -4,34 +4,17 @@ plugin is told about them after the reply and builds the context its own way.
 """
 from typing import List
 
-from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
+from ovos_plugin_manager.templates.agents import AgentMessage
 
+from ovos_memory_service.agent_messages import agent_to_wire, wire_to_agent
 from ovos_memory_service.backends.base import Backend, Context
 from ovos_memory_service.wire import ChatMessage
 
-try:  # OPM >= 2.6 pre-releases
-    from ovos_plugin_manager.templates.agents import ToolCall
-except ImportError:  # OPM 2.2: no tool messages
-    ToolCall = None
-
-ROLES = {role.value: role for role in MessageRole}
-
-
-def to_agent_message(msg: ChatMessage) -> AgentMessage:
-    if ToolCall is None:
-        return AgentMessage(role=ROLES[msg.role], content=msg.content)
-    return AgentMessage(role=ROLES[msg.role], content=msg.content,
-                        tool_calls=[ToolCall(**call) for call in msg.tool_calls],
-                        tool_call_id=msg.tool_call_id, name=msg.name)
-
 
 def from_agent_message(msg: AgentMessage) -> ChatMessage:
-    role = getattr(msg.role, "value", msg.role)
-    calls = [{"id": c.id, "name": c.name, "arguments": c.arguments}
-             for c in (getattr(msg, "tool_calls", None) or [])]
-    return ChatMessage(role=str(role), content=msg.content or "", tool_calls=calls,
-                       tool_call_id=getattr(msg, "tool_call_id", None),
-                       name=getattr(msg, "name", None))
+    wire = agent_to_wire(msg)
+    return ChatMessage(role=wire["role"], content=wire["content"], tool_calls=wire.get("tool_calls", []),
+                       tool_call_id=wire.get("tool_call_id"), name=wire.get("name"))
 
 
 def plugin_key(scope) -> str:
@@ -54,6 +37,6 @@ class PluginBackend(Backend):
         return Context(messages)
 
     def after_update(self, scope, stored: List[ChatMessage]):
-        supported = [m for m in stored if m.role in ROLES]
+        supported = [m for m in map(wire_to_agent, (m.to_wire() for m in stored)) if m is not None]
         if supported:
-            self.plugin.update_history([to_agent_message(m) for m in supported], plugin_key(scope))
+            self.plugin.update_history(supported, plugin_key(scope))
