@@ -2,6 +2,7 @@
 The bus edge, the voice skill and the admin CLI all call this one object.
 """
 import json
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,12 @@ from ovos_memory_service.store import lock_store, open_store, scrub
 from ovos_memory_service.wire import ChatMessage
 
 REQUEST_MEMORY_S = 24 * 3600  # how long a request_id is remembered for retries
+EXCLUDE_S = 120  # how long a skill's own line is kept out of the history
+
+
+def _spoken(text: str) -> str:
+    """A line as heard: no case, punctuation or extra spaces (STT adds none)."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
 
 
 class MemoryEngine:
@@ -46,6 +53,9 @@ class MemoryEngine:
         self.last_background_error: Optional[str] = None
         self._last_purge = 0.0
         self._lock_file = None
+        # (session_id, role, normalized text) -> until when: lines the voice skill
+        # said, and the commands it handled, that are not memories
+        self._excluded = {}
 
     # ----------------------------------------------------------------- life
     def open(self, lock_timeout: Optional[float] = 30):
@@ -169,6 +179,9 @@ class MemoryEngine:
         with self.lock:
             if memories.is_paused(self.db, scope):
                 return {"stored": 0, "ids": [], "paused": True}
+            messages = [m for m in messages if not self._take_excluded(scope, m.role, m.content)]
+            if not messages:
+                return {"stored": 0, "ids": []}
             if request_id is not None:
                 row = self.db.execute(
                     "SELECT ids FROM update_requests WHERE user_id = ? AND persona_id = ? "
@@ -202,6 +215,31 @@ class MemoryEngine:
             self._after_update(scope, stored)
         self._wake_workers()
         return {"stored": len(writer.kept_ids), "ids": writer.kept_ids}
+
+    def exclude_turn(self, scope: Scope, role: str, text: str):
+        """Keep a line of the voice skill (a read-back, a confirmation, or the
+        command it answered) out of the session's memory: a persona that
+        records every spoken line would send it back. Deletes it if stored already."""
+        now = time.time()
+        key = (scope.session_id, role, _spoken(text))
+        with self.lock:
+            self._excluded = {k: until for k, until in self._excluded.items() if until > now}
+            self._excluded[key] = now + EXCLUDE_S
+            rows = self.db.execute(
+                "SELECT id, content FROM memories WHERE kind = 'turn' AND user_id = ? AND session_id = ? "
+                "AND role = ? AND created_at > ?", [scope.user_id, scope.session_id, role, now - EXCLUDE_S])
+            stored = [memory_id for memory_id, content in rows if _spoken(content) == key[2]]
+            if stored:
+                self._delete(stored)
+
+    def _take_excluded(self, scope: Scope, role: str, text: str) -> bool:
+        key = (scope.session_id, role, _spoken(text))
+        return self._excluded.pop(key, 0) > time.time()
+
+    def _delete(self, ids: Sequence[str]):
+        memories.delete(self.db, ids)
+        if self.semantic is not None:
+            self.semantic.forget(ids)
 
     def _wake_workers(self):
         """New memories: facts and embeddings are due."""
@@ -278,6 +316,18 @@ class MemoryEngine:
             return memories.list_memories(self.db, self.reader.visible(scope, kinds, where),
                                           limit, offset)
 
+    def last_exchange(self, scope: Scope) -> List[MemoryItem]:
+        """The session's latest user turn and the replies after it, whichever
+        persona stored them ("forget that")."""
+        with self.lock:
+            rows = self.db.execute_returning_dicts(
+                "SELECT m.* FROM memories m WHERE m.kind = 'turn' AND m.user_id = ? AND m.session_id = ? "
+                "AND m.conversation_id = (SELECT conversation_id FROM memories WHERE kind = 'turn' "
+                "AND role = 'user' AND user_id = ? AND session_id = ? ORDER BY created_at DESC, seq DESC "
+                "LIMIT 1) ORDER BY m.seq", [scope.user_id, scope.session_id] * 2)
+            last_user = max((i for i, r in enumerate(rows) if r["role"] == "user"), default=None)
+            return [] if last_user is None else [MemoryItem.from_row(r) for r in rows[last_user:]]
+
     def remember(self, scope: Scope, content: str, kind: Optional[str] = None) -> str:
         """Store an explicit memory through the fact model: a statement the
         extractor understands ("I moved to Porto") fills its slot (updating the
@@ -320,10 +370,7 @@ class MemoryEngine:
             targets += [m for m in memories.select_ids(
                 self.db, self.reader.visible(scope, KINDS, "user", history=True), derived) if m.id not in known]
             if not dry_run:
-                ids = [t.id for t in targets]
-                memories.delete(self.db, ids)
-                if self.semantic is not None:
-                    self.semantic.forget(ids)
+                self._delete([t.id for t in targets])
             return targets
 
     # ---------------------------------------------------------- upkeep (admin)

@@ -22,12 +22,13 @@ def visible(scope: Scope, kinds: Sequence[str] = KINDS, where: str = "user",
 
     Everything belongs to the user. Turns and summaries are per persona unless
     ``share_turns``; facts about the user are shared unless not ``share_facts``;
-    attributes are always per persona. ``where="session"`` keeps one session.
-    Superseded and retracted facts are history, seen only with ``history``.
+    attributes are always per persona. ``where="session"`` keeps one session;
+    ``where="all"`` is everything of the user in every persona (the voice
+    commands). Superseded and retracted facts are history, seen only with ``history``.
     """
     clauses, args = [], []
     for kind in kinds:
-        per_persona = (kind == "attribute"
+        per_persona = where != "all" and (kind == "attribute"
                        or (kind in ("turn", "summary") and not share_turns)
                        or (kind in USER_FACT_KINDS and not share_facts))
         clause = "(m.kind = ? AND m.user_id = ?"
