@@ -54,6 +54,8 @@ DEFAULTS = {
     "embeddings": {"enabled": True, "model": "", "model_path": "", "threads": 0, "batch_size": 16},
     # the vector index is compacted this often while it receives vectors
     "vector_compact_minutes": 10,
+    # the daemon hosts the voice skill ("what do you remember about me", "forget that"...)
+    "voice_commands": True,
 }
 
 NUMBER_LIMITS = {
