@@ -13,7 +13,8 @@ DEFAULT_COMPOSITE = {
     "members": [
         {"module": "ovos-memory-plugin-lexical", "weight": 1.0},
         {"module": "ovos-memory-plugin-local-rag", "weight": 0.7},
-        {"module": "ovos-memory-plugin-entity"},
+        # facts from the rule-based extractor; set an api_url to add an LLM's
+        {"module": "ovos-memory-plugin-entity", "config": {"api_url": ""}},
     ],
     "fusion": "rrf",
     "rrf_k": 10,

@@ -23,14 +23,17 @@ from ovos_memory_service.facts.worker import FactWorker, as_fact
 from ovos_memory_service.history import (TurnWriter, latest_conversation, live_window,
                                          start_conversation)
 from ovos_memory_service.items import KINDS, MemoryItem
+from ovos_memory_service.llm_worker import LLMWorker
 from ovos_memory_service.reader import StoreReader
 from ovos_memory_service.scope import Scope
-from ovos_memory_service import transfer
+from ovos_memory_service import summaries, transfer
 from ovos_memory_service.store import lock_store, open_store, scrub
 from ovos_memory_service.wire import ChatMessage
 
 REQUEST_MEMORY_S = 24 * 3600  # how long a request_id is remembered for retries
 EXCLUDE_S = 120  # how long a skill's own line is kept out of the history
+# an LLM reads a user turn with its reply: it waits this long for the reply to be stored
+EXCHANGE_WAIT_S = 60
 
 
 def _spoken(text: str) -> str:
@@ -48,6 +51,7 @@ class MemoryEngine:
         self._default_backend: Optional[Backend] = None
         self.semantic = None
         self.facts: Optional[FactWorker] = None
+        self.llm: Optional[LLMWorker] = None
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg")
         self._pending = 0
         self.last_background_error: Optional[str] = None
@@ -66,6 +70,9 @@ class MemoryEngine:
         self.check_backends(self.config)
         self.facts = FactWorker(self.db, self.lock, self.config)
         self.facts.start()
+        self.llm = LLMWorker(self.db, self.lock, lambda persona_id: self.backend(persona_id).llm_tasks(),
+                             lambda: self.config["share_facts_across_personas"])
+        self.llm.start()
         if self.config["embeddings"].get("enabled", True):
             self._open_semantic()
         else:
@@ -92,6 +99,8 @@ class MemoryEngine:
 
     def close(self):
         self._background.shutdown(wait=True)
+        if self.llm is not None:
+            self.llm.stop()
         if self.facts is not None:
             self.facts.stop()
         if self.semantic is not None:
@@ -205,6 +214,7 @@ class MemoryEngine:
                 self.db.execute("INSERT OR REPLACE INTO fact_jobs (memory_id, lang) SELECT id, ? "
                                 "FROM memories WHERE id IN (SELECT value FROM json_each(?)) AND role = 'user'",
                                 [self.lang(scope), json.dumps(writer.kept_ids)])
+                self._queue_llm_work(scope, conv["id"], writer.kept_ids, now)
                 if request_id is not None:
                     self.db.execute("INSERT INTO update_requests (user_id, persona_id, session_id, "
                                     "request_id, ids, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -215,6 +225,26 @@ class MemoryEngine:
             self._after_update(scope, stored)
         self._wake_workers()
         return {"stored": len(writer.kept_ids), "ids": writer.kept_ids}
+
+    def _queue_llm_work(self, scope: Scope, conversation_id: str, kept_ids: List[str], now: float):
+        """Jobs for the persona's LLM, if it has one: facts from each exchange
+        (due once its reply is stored), and the conversation's summary."""
+        tasks = self.backend(scope.persona_id).llm_tasks()
+        if "facts" in tasks:
+            # new turns complete the exchanges before them
+            self.db.execute("UPDATE llm_jobs SET next_at = ? WHERE task = 'facts' AND attempts = 0 AND subject IN "
+                            "(SELECT id FROM memories WHERE conversation_id = ?)", [now, conversation_id])
+            roles = self.db.execute("SELECT id, role FROM memories WHERE id IN (SELECT value FROM json_each(?)) "
+                                    "ORDER BY seq", [json.dumps(kept_ids)]).fetchall()
+            for i, (turn_id, role) in enumerate(roles):
+                if role == "user":
+                    replied = any(later == "assistant" for _, later in roles[i + 1:])
+                    self.db.execute("INSERT OR IGNORE INTO llm_jobs (task, subject, persona_id, lang, next_at) "
+                                    "VALUES ('facts', ?, ?, ?, ?)", [turn_id, scope.persona_key, self.lang(scope),
+                                                                     now if replied else now + EXCHANGE_WAIT_S])
+        if "summary" in tasks:
+            self.db.execute("INSERT OR IGNORE INTO llm_jobs (task, subject, persona_id, lang) "
+                            "VALUES ('summary', ?, ?, ?)", [conversation_id, scope.persona_key, self.lang(scope)])
 
     def exclude_turn(self, scope: Scope, role: str, text: str):
         """Keep a line of the voice skill (a read-back, a confirmation, or the
@@ -242,8 +272,9 @@ class MemoryEngine:
             self.semantic.forget(ids)
 
     def _wake_workers(self):
-        """New memories: facts and embeddings are due."""
+        """New memories: facts, summaries and embeddings are due."""
         self.facts.wake()
+        self.llm.wake()
         if self.semantic is not None:
             self.semantic.wake()
 
@@ -364,11 +395,13 @@ class MemoryEngine:
                 targets = memories.list_memories(self.db, condition, total, 0)[0]
             elif query is None:
                 raise InvalidRequest("give one of ids, query or all")
-            # facts learnt only from what is forgotten go with it
-            derived = derived_only_from(self.db, scope.user_id, [t.id for t in targets])
+            # facts learnt only from what is forgotten go with it, and summaries that retell it
+            gone = [t.id for t in targets]
+            derived = derived_only_from(self.db, scope.user_id, gone) + summaries.built_on(
+                self.db, scope.user_id, gone)
             known = {t.id for t in targets}
             targets += [m for m in memories.select_ids(
-                self.db, self.reader.visible(scope, KINDS, "user", history=True), derived) if m.id not in known]
+                self.db, self.reader.visible(scope, KINDS, "all", history=True), derived) if m.id not in known]
             if not dry_run:
                 self._delete([t.id for t in targets])
             return targets
@@ -447,7 +480,9 @@ class MemoryEngine:
                 "semantic_error": self.reader.semantic_error,
                 "embedding_model": semantic.embedder.name if semantic else None,
                 "vectors": semantic.vectors.count() if semantic else 0,
-                "pending_jobs": self._pending + self.facts.pending() + (semantic.pending() if semantic else 0),
-                "last_background_error": self.last_background_error or self.facts.last_error or (
-                    semantic.last_error if semantic else None),
+                "pending_jobs": (self._pending + self.facts.pending() + self.llm.pending()
+                                 + (semantic.pending() if semantic else 0)),
+                "llm_jobs": self.llm.pending(),
+                "last_background_error": (self.last_background_error or self.facts.last_error
+                                          or self.llm.last_error or (semantic.last_error if semantic else None)),
             }

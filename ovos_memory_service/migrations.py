@@ -204,3 +204,35 @@ def m004_fact_model(db):
         INSERT OR REPLACE INTO embed_jobs (memory_id) VALUES (new.id);
     END;
     """)
+
+
+@migrations()
+def m005_llm_work(db):
+    """Background work for an LLM endpoint, and how far each conversation's
+    rolling summary reaches."""
+    db.executescript("""
+    CREATE TABLE llm_jobs (
+        task TEXT NOT NULL,                -- 'facts': an exchange; 'summary': a conversation
+        subject TEXT NOT NULL,             -- the exchange's user turn id, or the conversation id
+        persona_id TEXT NOT NULL,          -- whose backend configures the endpoint
+        lang TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at REAL NOT NULL DEFAULT 0,
+        error TEXT,
+        PRIMARY KEY (task, subject)
+    );
+    CREATE INDEX llm_jobs_due ON llm_jobs (next_at);
+    -- a forgotten (or replaced) user turn takes its pending extraction with it
+    CREATE TRIGGER memories_llm_jobs_ad AFTER DELETE ON memories WHEN old.kind = 'turn' BEGIN
+        DELETE FROM llm_jobs WHERE task = 'facts' AND subject = old.id;
+    END;
+
+    CREATE TABLE summaries (
+        conversation_id TEXT PRIMARY KEY,
+        memory_id TEXT NOT NULL,           -- the 'summary' memory
+        covered_seq INTEGER NOT NULL       -- the last turn folded into it
+    );
+    CREATE TRIGGER memories_summaries_ad AFTER DELETE ON memories WHEN old.kind = 'summary' BEGIN
+        DELETE FROM summaries WHERE memory_id = old.id;
+    END;
+    """)

@@ -7,9 +7,9 @@ from typing import List, Optional, Sequence
 
 from sqlite_utils import Database
 
-from ovos_memory_service import lexical
+from ovos_memory_service import lexical, summaries
 from ovos_memory_service.errors import Unavailable
-from ovos_memory_service.history import live_window
+from ovos_memory_service.history import live_conversation, live_window
 from ovos_memory_service.items import MemoryItem
 from ovos_memory_service.memories import visible
 from ovos_memory_service.scope import Scope
@@ -47,6 +47,24 @@ class StoreReader:
         if max_age is not None:
             turns = [t for t in turns if now - t.created_at <= max_age]
         return turns
+
+    def summarized_window(self, scope: Scope, now: float):
+        """The session's rolling summary (or None) and the live conversation's
+        turns (rows) that it has not folded yet."""
+        with self.lock:
+            conv = live_conversation(self.db, scope, now, self.timeout_s)
+            current = summaries.state(self.db, conv["id"]) if conv else None
+            if current is None or current.memory_id is None:
+                summary = summaries.latest(self.db, scope)
+            else:
+                summary = current
+            rows = summaries.turns_after(self.db, conv["id"], current.covered_seq) if conv else []
+            item = None
+            if summary is not None:
+                row = self.db.execute_returning_dicts("SELECT * FROM memories WHERE id = ?", [summary.memory_id])
+                item = MemoryItem.from_row(row[0], score=row[0]["confidence"] or 1.0,
+                                           rank_score=row[0]["confidence"] or 1.0)
+        return item, rows
 
     def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False):
         return visible(scope, kinds, where, share_turns=self.config["share_turns_across_personas"],

@@ -24,3 +24,14 @@ def exchange(engine, sc, question, answer):
 
 def roles_contents(messages):
     return [(m.role, m.content) for m in messages]
+
+
+def eventually(check, timeout=30.0, interval=0.05):
+    """Poll ``check`` until it returns something truthy (background work); its last value."""
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(interval)

@@ -4,6 +4,7 @@ from ovos_memory_service.backends.base import Backend, Context
 from ovos_memory_service.backends.composite import CompositeBackend
 from ovos_memory_service.backends.entity import EntityBackend
 from ovos_memory_service.backends.lexical import LexicalBackend
+from ovos_memory_service.backends.longterm import LongtermBackend
 from ovos_memory_service.backends.recency import RecencyBackend, ShortTermBackend
 from ovos_memory_service.backends.retrieval import RetrievalBackend
 from ovos_memory_service.backends.semantic import LocalRagBackend
@@ -15,6 +16,7 @@ BUILTIN = {
     "local-rag": LocalRagBackend,
     "composite": CompositeBackend,
     "entity": EntityBackend,
+    "longterm": LongtermBackend,
 }
 ENTRY_POINT_NAMES = {
     "ovos-memory-plugin-recency": "recency",
@@ -22,6 +24,7 @@ ENTRY_POINT_NAMES = {
     "ovos-memory-plugin-local-rag": "local-rag",
     "ovos-memory-plugin-composite": "composite",
     "ovos-memory-plugin-entity": "entity",
+    "ovos-memory-plugin-longterm": "longterm",
     "ovos-agents-short-term-memory-plugin": "short-term",
 }
 

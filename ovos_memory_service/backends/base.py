@@ -65,6 +65,10 @@ class Backend(abc.ABC):
             blocks.append(message)
         return blocks, context.memories
 
+    def llm_tasks(self) -> dict:
+        """Background LLM work this backend wants: {"summary"|"facts": backend}."""
+        return {}
+
     def after_update(self, scope: Scope, stored: List[ChatMessage]):
         """Called in the background after turns are committed."""
 
@@ -87,3 +91,19 @@ def optional_number(config: dict, key: str, low: float = None, high: float = Non
             or (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{key} must be a number in [{low}, {high}] or null, got {value!r}")
     return float(value)
+
+
+def llm_client(config: dict, default_api_url: str):
+    """The seed's endpoint keys (``api_url``, ``model``, ``request_timeout``) and
+    ``api_key``, as a client; None when ``api_url`` is "" (no LLM)."""
+    from ovos_memory_service.llm import ChatClient
+    api_url = config.get("api_url", default_api_url)
+    if not api_url:
+        return None
+    if not isinstance(api_url, str) or not api_url.startswith(("http://", "https://")):
+        raise ValueError(f"api_url must be an http(s) URL or \"\", got {api_url!r}")
+    for key in ("model", "api_key"):
+        if not isinstance(config.get(key, "") or "", str):
+            raise ValueError(f"{key} must be a string")
+    timeout = optional_number(config, "request_timeout", 0.1, 600) or 30.0
+    return ChatClient(api_url, config.get("model") or "", config.get("api_key") or "", timeout)

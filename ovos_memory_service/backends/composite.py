@@ -150,6 +150,13 @@ class CompositeBackend(Backend):
             items[memory_id].rank_score += extra
         return sorted(items.values(), key=lambda item: item.rank_score, reverse=True)
 
+    def llm_tasks(self):
+        tasks = {}
+        for member in self.members:
+            for task, backend in member.llm_tasks().items():
+                tasks.setdefault(task, backend)
+        return tasks
+
     def after_update(self, scope, stored):
         """Every member hears the stored turns (plugins keep their own state);
         one failing member does not keep the others from it."""

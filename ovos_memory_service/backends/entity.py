@@ -4,19 +4,22 @@
 Facts come from the fact model (explicit ``memory.remember``, the rule-based
 extractor on every user turn, and an LLM when one is configured), so they are
 shared across the user's sessions and stay current."""
-from ovos_memory_service.backends.base import Backend, Context, int_key
+from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
 from ovos_memory_service.inject import InjectSettings, assemble
 from ovos_memory_service.items import USER_FACT_KINDS
 from ovos_memory_service.wire import ChatMessage
 
+from ovos_memory_service.llm import DEFAULT_API_URL
+
 DEFAULT_FACTS_HEADER = "Known facts about the user:"
-# the seed's LLM keys; the LLM extractor reads them (this backend only injects)
-LLM_KEYS = ("api_url", "model", "max_extract_tokens", "request_timeout", "extraction_prompt")
 
 
 class EntityBackend(Backend):
-    """Seed keys: ``facts_header``, ``max_facts`` (50), ``system_prompt``,
-    ``extraction_prompt`` (must contain ``{exchange}``) and the LLM keys."""
+    """Seed keys: ``facts_header``, ``max_facts`` (50), ``system_prompt``, and for
+    the LLM: ``api_url`` (http://localhost:8000/v1; "" for rules only), ``model``,
+    ``max_extract_tokens`` (128), ``request_timeout`` (30), ``extraction_prompt``
+    (must contain ``{exchange}``); and ``api_key``. The extraction runs in the
+    background, after the reply (llm_worker.py)."""
     name = "entity"
     max_history = 0
     block_kinds = (*USER_FACT_KINDS, "attribute")
@@ -30,7 +33,13 @@ class EntityBackend(Backend):
         prompt = config.get("extraction_prompt")
         if prompt is not None and (not isinstance(prompt, str) or "{exchange}" not in prompt):
             raise ValueError("extraction_prompt must be a string containing {exchange}")
+        self.extraction_prompt = prompt
+        self.max_extract_tokens = int_key(config, "max_extract_tokens", 128, 16, 8192)
+        self.client = llm_client(config, DEFAULT_API_URL)
         self.settings = InjectSettings.from_config({"system_prompt": config.get("system_prompt", "")})
+
+    def llm_tasks(self):
+        return {"facts": self} if self.client else {}
 
     def raw_window(self, scope, now):
         return []  # facts, not turns

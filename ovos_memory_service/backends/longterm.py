@@ -1,0 +1,56 @@
+"""``longterm``: a rolling summary of the conversation and a bounded verbatim
+window, as the seed's LongTermMemory, with the summary made in the background.
+
+The context is the seed's: one system message (the persona's prompt, then
+"[Conversation summary so far]" and the summary), the turns the summary has not
+folded yet, then the utterance. While the endpoint is down the window still
+holds at most ``summarize_every + recent_window`` exchanges; the older turns
+stay stored (and recallable) and are folded once the endpoint answers again.
+"""
+from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
+from ovos_memory_service.history import trim_window, turn_from_row
+from ovos_memory_service.llm import DEFAULT_API_URL
+from ovos_memory_service.summaries import exchanges
+from ovos_memory_service.wire import ChatMessage
+
+SUMMARY_HEADER = "[Conversation summary so far]"
+
+
+class LongtermBackend(Backend):
+    """Seed keys: ``api_url`` (http://localhost:8000/v1), ``model`` ("" asks the
+    server), ``summarize_every`` (6), ``max_summary_tokens`` (256),
+    ``recent_window`` (4), ``request_timeout`` (30), ``system_prompt``; and
+    ``api_key``."""
+    name = "longterm"
+    block_kinds = ("summary",)
+
+    def __init__(self, config, reader):
+        super().__init__(config, reader)
+        self.client = llm_client(config, DEFAULT_API_URL)
+        self.summarize_every = int_key(config, "summarize_every", 6, 1, 1000)
+        self.max_summary_tokens = int_key(config, "max_summary_tokens", 256, 16, 8192)
+        self.recent_window = int_key(config, "recent_window", 4, 0, 1000)
+        self.system_prompt = config.get("system_prompt", "") or ""
+        if not isinstance(self.system_prompt, str):
+            raise ValueError("system_prompt must be a string")
+        self.max_history = 2 * (self.summarize_every + self.recent_window)
+
+    def llm_tasks(self):
+        return {"summary": self} if self.client else {}
+
+    def _read(self, scope, now):
+        summary, rows = self.reader.summarized_window(scope, now)
+        groups = exchanges(rows)[-(self.summarize_every + self.recent_window):]
+        return summary, [turn_from_row(row) for group in groups for row in group]
+
+    def raw_window(self, scope, now):
+        return self._read(scope, now)[1]
+
+    def build(self, scope, utterance, now):
+        summary, turns = self._read(scope, now)
+        parts = [self.system_prompt.strip()] if self.system_prompt.strip() else []
+        if summary is not None:
+            parts.append(f"{SUMMARY_HEADER}\n{summary.content}")
+        messages = [ChatMessage("system", "\n\n".join(parts))] if parts else []
+        messages += trim_window(turns) + [ChatMessage("user", utterance.strip())]
+        return Context(messages, [summary] if summary is not None else [])

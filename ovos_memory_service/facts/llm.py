@@ -1,0 +1,119 @@
+"""Facts about the user from one exchange, by an LLM (the ``entity`` backend's
+extraction). The reply is read defensively (a JSON array, JSON inside
+markdown, a JSON array cut short by ``max_tokens``, or a bullet list) and every
+fact must be grounded in the exchange; what survives goes through the same
+fact model as the rule-based extractor's facts."""
+import json
+import re
+from functools import lru_cache
+from typing import Dict, List, Optional, Tuple
+
+from ovos_memory_service.facts.extract import load_language
+from ovos_memory_service.facts.model import Fact
+from ovos_memory_service.resources import stop_words
+from ovos_memory_service.summaries import language_name
+
+DEFAULT_EXTRACTION_PROMPT = """\
+Read this exchange between a user and a voice assistant. List the lasting facts the user states \
+about themselves: name, age, birthday, home, origin, job, employer, family, pets, diet, allergies, \
+likes, dislikes, skills, languages, goals. Skip small talk, questions, hypotheticals, other \
+people's plans, and anything the assistant said that the user did not confirm.
+
+Exchange:
+{exchange}
+
+Answer with a JSON array and nothing else, one object per fact:
+{"statement": "<a short statement in {language}, e.g. Lives in Porto>", \
+"kind": "fact" or "preference" or "skill", "slot": "<one of: {slots}; or null>", \
+"value": "<the value as the user said it, or null>", \
+"negated": <true when the user says it is no longer true>}
+Answer [] when there is nothing to keep."""
+
+FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|$)", re.S | re.I)
+OBJECT = re.compile(r"\{[^{}]*\}")
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$")
+WORD = re.compile(r"\w{3,}")
+MAX_STATEMENT = 200
+
+
+@lru_cache(maxsize=1)
+def slot_catalog() -> Dict[str, Tuple[str, bool]]:
+    """The fact model's slots as the rules know them: slot -> (kind, multi).
+    Slots with a placeholder ("family.{relation}.name") accept any word there."""
+    language = load_language("en-us")
+    return {rule.slot: (rule.kind, rule.multi) for rule in language.rules} if language else {}
+
+
+def _slot_info(slot: str) -> Optional[Tuple[str, bool]]:
+    for pattern, info in slot_catalog().items():
+        regex = re.sub(r"\\\{\w+\\\}", r"[a-z_]+", re.escape(pattern))
+        if re.fullmatch(regex, slot):
+            return info
+    return None
+
+
+def prompt(template: Optional[str], exchange: str, lang: str) -> List[dict]:
+    text = (template or DEFAULT_EXTRACTION_PROMPT).replace("{exchange}", exchange)
+    text = text.replace("{language}", language_name(lang)).replace("{slots}", ", ".join(slot_catalog()))
+    return [{"role": "user", "content": text}]
+
+
+def parse(reply: str) -> Optional[list]:
+    """The items of a reply (objects or strings); [] for an explicit "nothing";
+    None when nothing in it can be read."""
+    fenced = FENCE.search(reply)
+    text = (fenced.group(1) if fenced else reply).strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        data = data.get("facts", [data])
+    if isinstance(data, list):
+        return data
+    items = []
+    for found in OBJECT.findall(text):  # complete objects of a cut or chatty reply
+        try:
+            items.append(json.loads(found))
+        except ValueError:
+            continue
+    if items:
+        return items
+    bullets = [m.group(1) for m in map(BULLET.match, text.splitlines()) if m]
+    return bullets or None
+
+
+def _grounded(words: str, said: str, lang: str) -> bool:
+    """The value, or a content word of a statement, is in what was said."""
+    said = said.casefold()
+    if words.casefold() in said:
+        return True
+    ignore = stop_words(lang)
+    return any(w in said for w in WORD.findall(words.casefold()) if w not in ignore)
+
+
+def to_facts(items: list, said: str, lang: str, sources: List[str]) -> List[Fact]:
+    """Facts from parsed items; ``said`` is the exchange's text, without speaker labels."""
+    facts = []
+    for item in items:
+        if isinstance(item, str):
+            item = {"statement": item}
+        if not isinstance(item, dict):
+            continue
+        statement = item.get("statement") or item.get("fact") or item.get("text")
+        if not isinstance(statement, str) or not statement.strip() or len(statement) > MAX_STATEMENT:
+            continue
+        statement = statement.strip().rstrip(".")
+        slot, value = item.get("slot"), item.get("value")
+        info = _slot_info(slot.strip().lower()) if isinstance(slot, str) else None
+        if info and isinstance(value, str) and value.strip():
+            if not _grounded(value.strip(), said, lang):
+                continue  # the model made it up
+            kind, multi = info
+            facts.append(Fact(kind=kind, content=statement, slot=slot.strip().lower(), value=value.strip(),
+                              multi=multi, negated=item.get("negated") is True, sources=sources,
+                              extractor="llm"))
+        elif _grounded(statement, said, lang):
+            kind = item.get("kind") if item.get("kind") in ("fact", "preference", "skill") else "fact"
+            facts.append(Fact(kind=kind, content=statement, sources=sources, extractor="llm"))
+    return facts

@@ -1,0 +1,103 @@
+"""A local HTTP server that speaks the OpenAI chat API, standing in for the LLM
+endpoint (no chat model can run in CI; tests/test_llm_real.py covers a real one).
+
+``mode`` says how it behaves: "healthy" answers with ``answer(messages)``,
+"hung" accepts and never answers, "slow" answers after ``delay`` seconds,
+"garbage" answers 200 with a body that is not JSON, "error" answers 500.
+``stop()`` closes the port (the endpoint is down); ``start()`` reopens it.
+"""
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, List
+
+from tests.sandbox import free_port
+
+MODEL = "stub-model"
+
+
+def echo_summary(messages: List[dict]) -> str:
+    """A summary that names the first and last lines it was given."""
+    lines = [line for line in messages[-1]["content"].splitlines() if ": " in line]
+    return f"Summary of {len(lines)} lines, from '{lines[0]}' to '{lines[-1]}'." if lines else "Nothing."
+
+
+class OpenAIStub:
+    def __init__(self, answer: Callable[[List[dict]], str] = echo_summary):
+        self.answer = answer
+        self.mode = "healthy"
+        self.delay = 0.0
+        self.port = free_port()
+        self.requests: List[dict] = []   # the chat requests received
+        self.model_lookups = 0
+        self.headers: List[dict] = []
+        self._release = threading.Event()
+        self._server = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def chats(self, marker: str = "") -> List[dict]:
+        """Chat requests whose prompt contains ``marker``."""
+        return [r for r in self.requests if marker in json.dumps(r["messages"])]
+
+    def start(self) -> "OpenAIStub":
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status: int, body: bytes):
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _misbehave(self) -> bool:
+                if stub.mode == "hung":
+                    stub._release.wait(600)
+                    return True
+                if stub.mode == "slow":
+                    time.sleep(stub.delay)
+                elif stub.mode == "garbage":
+                    self._send(200, b"<html>upstream error</html>")
+                    return True
+                elif stub.mode == "error":
+                    self._send(500, b'{"error": "overloaded"}')
+                    return True
+                return False
+
+            def do_GET(self):
+                stub.model_lookups += 1
+                if self._misbehave():
+                    return
+                self._send(200, json.dumps({"object": "list", "data": [{"id": MODEL}]}).encode())
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stub.requests.append(body)
+                stub.headers.append(dict(self.headers))
+                if self._misbehave():
+                    return
+                content = stub.answer(body["messages"])
+                self._send(200, json.dumps({"object": "chat.completion", "model": body.get("model"), "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop"}]}).encode())
+
+        ThreadingHTTPServer.allow_reuse_address = True
+        self._release.clear()
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self):
+        self._release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
