@@ -1,0 +1,357 @@
+"""The voice commands end to end: utterances go through ovos-core's real intent
+pipeline (ovoscope's MiniCroft, padacioso) to the skill, which acts on a real
+engine (SQLite + LanceDB in a temp dir). Each test speaks as its own user."""
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from ovos_memory_service.items import KINDS
+from tests.helpers import scope, store, user
+
+ovoscope = pytest.importorskip("ovoscope")
+
+from ovos_bus_client.message import Message  # noqa: E402
+
+from ovos_memory_service.skill import SKILL_ID, MemorySkill  # noqa: E402
+
+LOCALE = Path(__file__).resolve().parent.parent / "locale"
+LANGS = ("en-us", "pt-pt", "es-es", "de-de")
+TOPIC = {"en-us": "jazz", "pt-pt": "jazz", "es-es": "jazz", "de-de": "jazz"}
+FACT = {"en-us": "i like jazz", "pt-pt": "eu gosto de jazz", "es-es": "me gusta el jazz",
+        "de-de": "ich mag jazz"}
+YES = {"en-us": "yes", "pt-pt": "sim", "es-es": "sí", "de-de": "ja"}
+NO = {"en-us": "no", "pt-pt": "não", "es-es": "no", "de-de": "nein"}
+# what each command answers a user who has no memories yet
+FIRST_ANSWER = {
+    "what.do.you.remember": "remembered.none",
+    "recall.topic": "recall.none",
+    "remember.fact": "remember.done",
+    "forget.last": "forget.last.none",
+    "forget.topic": "forget.topic.none",
+    "forget.everything": "remembered.none",
+    "stop.remembering": "paused",
+    "start.remembering": "resumed",
+}
+
+
+def examples(lang):
+    """(intent, utterance, entities) for every line of every intent file."""
+    for path in sorted((LOCALE / lang / "intents").glob("*.intent")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entities = {k: v for k, v in (("topic", TOPIC[lang]), ("fact", FACT[lang]))
+                            if "{" + k + "}" in line}
+                yield path.stem, line.format(**entities), entities
+
+
+class Voice:
+    """Speaks to the pipeline as a given user and collects what the skill says."""
+
+    def __init__(self, minicroft, engine, skill):
+        self.minicroft, self.engine, self.skill = minicroft, engine, skill
+        self.bus = minicroft.bus
+
+    def say(self, utterance, lang="en-us", user_id="alice", session=None) -> "Heard":
+        session = session or {"session_id": f"s-{user_id}", "lang": lang}
+        heard = Heard()
+        self.bus.on("message", heard.on_message)
+        try:
+            self.bus.emit(Message("recognizer_loop:utterance", {"utterances": [utterance], "lang": lang},
+                                  {"session": session, "user_id": user_id}))
+        finally:
+            self.bus.remove("message", heard.on_message)
+        return heard
+
+    def converse(self, utterance, answer, lang="en-us", user_id="alice") -> "Heard":
+        """A command that asks a question; ``answer`` None is silence. The
+        answer carries the session of the question, as a client echoes it."""
+        waiting, asked = threading.Event(), {}
+
+        def on_waiting(message):
+            asked["session"] = message.context["session"]
+            waiting.set()
+        self.bus.on(f"{SKILL_ID}.get_response.waiting", on_waiting)
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(self.say, utterance, lang, user_id)
+            if waiting.wait(30) and answer is not None:
+                self.say(answer, lang, user_id, session=asked["session"])
+            heard = first.result(60)
+        self.bus.remove(f"{SKILL_ID}.get_response.waiting", on_waiting)
+        heard.asked = waiting.is_set()
+        return heard
+
+
+class Heard:
+    def __init__(self):
+        self.messages = []
+
+    def on_message(self, raw):
+        self.messages.append(Message.deserialize(raw))
+
+    @property
+    def intents(self):
+        return [m.msg_type.split(":", 1)[1] for m in self.messages if m.msg_type.startswith(SKILL_ID + ":")]
+
+    @property
+    def dialogs(self):
+        return [m.data.get("meta", {}).get("dialog") for m in self.messages if m.msg_type == "speak"]
+
+    @property
+    def text(self):
+        return " | ".join(m.data["utterance"] for m in self.messages if m.msg_type == "speak")
+
+    def intent_data(self):
+        return next(m.data for m in self.messages if m.msg_type.startswith(SKILL_ID + ":"))
+
+
+@pytest.fixture(scope="module")
+def voice(tmp_path_factory):
+    import padacioso
+    from ovoscope import LIGHT_TEST_PIPELINE, get_minicroft
+    from ovos_memory_service.config import build_config
+    from ovos_memory_service.engine import MemoryEngine
+    # padacioso matches in a process pool; forking this process (which has
+    # LanceDB's runtime loaded) can deadlock, so match in threads here: the
+    # same matching code, without fork (on a device it runs inside ovos-core).
+    original = padacioso.concurrent
+    padacioso.concurrent = SimpleNamespace(futures=SimpleNamespace(
+        ProcessPoolExecutor=ThreadPoolExecutor, as_completed=as_completed))
+    config = build_config({"data_dir": str(tmp_path_factory.mktemp("memory"))})
+    engine = MemoryEngine(config)
+    engine.open()
+    minicroft = get_minicroft([], default_pipeline=LIGHT_TEST_PIPELINE, lang="en-US",
+                              secondary_langs=["pt-PT", "es-ES", "de-DE"])
+    skill = MemorySkill(bus=minicroft.bus, skill_id=SKILL_ID, engine=engine, config=config)
+    skill.config_core.setdefault("skills", {})
+    yield Voice(minicroft, engine, skill)
+    skill.default_shutdown()
+    minicroft.stop()
+    engine.close()
+    padacioso.concurrent = original
+
+
+@pytest.fixture
+def quick_silence(voice, monkeypatch):
+    """A question nobody answers times out after 1 s instead of 20."""
+    monkeypatch.setitem(voice.skill.config_core["skills"], "get_response_timeout", 1)
+
+
+def new_user():
+    return f"u-{uuid.uuid4().hex[:8]}"
+
+
+def contents(engine, user_id, kinds=KINDS):
+    items, _ = engine.list(scope(user=user_id), kinds, 200, 0, "all")
+    return [i.content for i in items]
+
+
+# ------------------------------------------------------------- every example
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_example_reaches_its_command(voice, lang):
+    for intent, utterance, entities in examples(lang):
+        heard = voice.say(utterance, lang, new_user())
+        assert heard.intents == [f"{intent}.intent"], (lang, utterance, heard.intents)
+        assert heard.dialogs == [FIRST_ANSWER[intent]], (lang, utterance, heard.text)
+        data = heard.intent_data()
+        assert {k: data.get(k) for k in entities} == entities, (lang, utterance, data)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_unrelated_utterance_is_not_a_command(voice, lang):
+    heard = voice.say({"en-us": "what time is it", "pt-pt": "que horas são",
+                       "es-es": "qué hora es", "de-de": "wie spät ist es"}[lang], lang, new_user())
+    assert heard.intents == []
+
+
+# ------------------------------------------------------------ what it says
+@pytest.mark.parametrize("lang", LANGS)
+def test_remembered_fact_is_read_back(voice, lang):
+    me = new_user()
+    assert voice.say(f"{_line(lang, 'remember.fact', 0)}".format(fact=FACT[lang]), lang, me).dialogs == [
+        "remember.done"]
+    heard = voice.say(_line(lang, "what.do.you.remember", 0), lang, me)
+    assert heard.dialogs == ["remembered.list"] and FACT[lang] in heard.text.lower()
+    heard = voice.say(_line(lang, "recall.topic", 0).format(topic=TOPIC[lang]), lang, me)
+    assert heard.dialogs == ["recall.list"] and FACT[lang] in heard.text.lower()
+
+
+def test_a_long_list_is_summarized(voice):
+    me = new_user()
+    for fact in ("i like jazz", "my sister is called ana", "i live in porto", "i work as a nurse",
+                 "my dog is called rex", "i speak german"):
+        voice.say(f"remember that {fact}", user_id=me)
+    heard = voice.say("what do you remember about me", user_id=me)
+    assert heard.dialogs == ["remembered.list"]
+    assert "and 3 more" in heard.text and heard.text.count(";") == 2
+
+
+def test_only_conversations_are_counted(voice):
+    me = new_user()
+    store(voice.engine, scope(user=me, session=f"s-{me}"), user("hello there"))
+    heard = voice.say("what do you remember about me", user_id=me)
+    assert heard.dialogs == ["remembered.turns.only"] and " 1 " in heard.text
+
+
+# ------------------------------------------------------------- whose memory
+def test_nothing_is_said_about_another_users_memories(voice, quick_silence):
+    me, other = new_user(), new_user()
+    voice.say("remember that my pin is 4711", user_id=other)
+    assert voice.say("what do you remember about me", user_id=me).dialogs == ["remembered.none"]
+    heard = voice.say("what do you know about my pin", user_id=me)
+    assert heard.dialogs == ["recall.none"] and "4711" not in heard.text
+    assert voice.say("forget my pin", user_id=me).dialogs == ["forget.topic.none"]
+    assert voice.converse("forget everything about me", YES["en-us"], user_id=me).dialogs == [
+        "remembered.none"]
+    assert "my pin is 4711" in contents(voice.engine, other)
+
+
+def test_commands_span_every_persona_of_the_user(voice):
+    me = new_user()
+    for persona in ("helper", "chef"):
+        store(voice.engine, scope(user=me, session="kitchen", persona=persona),
+              user(f"i keep the {persona} notes in the blue folder"))
+    voice.engine.remember(scope(user=me, persona="helper"), "i like jazz")
+    heard = voice.say("what do you know about the blue folder", user_id=me)
+    assert "helper notes" in heard.text and "chef notes" in heard.text
+    heard = voice.converse("forget the blue folder", YES["en-us"], user_id=me)
+    assert heard.dialogs == ["forget.topic.confirm", "forget.topic.done"]
+    assert contents(voice.engine, me) == ["i like jazz"]
+
+
+# -------------------------------------------------------------- confirmations
+@pytest.mark.parametrize("lang", LANGS)
+def test_forget_topic_reads_back_then_forgets_on_yes(voice, lang):
+    me = new_user()
+    voice.engine.remember(scope(user=me, lang=lang), FACT[lang])
+    heard = voice.converse(_line(lang, "forget.topic", 0).format(topic=TOPIC[lang]), YES[lang], lang, me)
+    assert heard.dialogs == ["forget.topic.confirm.one", "forget.topic.done.one"]
+    assert FACT[lang] in heard.text.lower()  # the dry run was read back first
+    assert contents(voice.engine, me) == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_forget_topic_keeps_everything_on_no(voice, lang):
+    me = new_user()
+    voice.engine.remember(scope(user=me, lang=lang), FACT[lang])
+    heard = voice.converse(_line(lang, "forget.topic", 0).format(topic=TOPIC[lang]), NO[lang], lang, me)
+    assert heard.dialogs == ["forget.topic.confirm.one", "forget.kept"]
+    assert contents(voice.engine, me) == [FACT[lang]]
+
+
+def test_forget_topic_keeps_everything_on_silence(voice, quick_silence):
+    me = new_user()
+    voice.engine.remember(scope(user=me), "i like jazz")
+    heard = voice.converse("forget jazz", None, user_id=me)
+    assert heard.asked and heard.dialogs == ["forget.topic.confirm.one", "forget.no.answer"]
+    assert contents(voice.engine, me) == ["i like jazz"]
+
+
+def test_an_unclear_answer_forgets_nothing(voice):
+    me = new_user()
+    voice.engine.remember(scope(user=me), "i like jazz")
+    heard = voice.converse("forget jazz", "what is the weather like", user_id=me)
+    assert heard.dialogs[-1] == "forget.kept" and contents(voice.engine, me) == ["i like jazz"]
+
+
+@pytest.mark.parametrize("answer, outcome, kept", [
+    ("yes", "forget.everything.done", False),
+    ("no", "forget.kept", True),
+    (None, "forget.no.answer", True)])
+def test_forget_everything_asks_first(voice, quick_silence, answer, outcome, kept):
+    me, other = new_user(), new_user()
+    for persona in ("helper", "chef"):
+        store(voice.engine, scope(user=me, persona=persona), user(f"note for {persona}"))
+    store(voice.engine, scope(user=other), user("the other user's note"))
+    heard = voice.converse("forget everything about me", answer, user_id=me)
+    assert heard.dialogs == ["forget.everything.confirm", outcome]
+    assert " 2 " in heard.text  # both personas' memories are counted
+    assert bool(contents(voice.engine, me)) is kept
+    assert contents(voice.engine, other) == ["the other user's note"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_forget_everything_in_every_language(voice, lang):
+    me = new_user()
+    voice.engine.remember(scope(user=me, lang=lang), FACT[lang])
+    heard = voice.converse(_line(lang, "forget.everything", 0), YES[lang], lang, me)
+    assert heard.dialogs == ["forget.everything.confirm", "forget.everything.done"]
+    assert contents(voice.engine, me) == []
+
+
+# ------------------------------------------------- forget that, pause, resume
+class PersonaRecorder:
+    """Records what ovos-persona 0.9.0a25 records: every utterance (before the
+    pipeline handles it) and every spoken line, into the active persona's memory."""
+
+    def __init__(self, voice, persona="helper"):
+        self.voice, self.persona = voice, persona
+
+    def __enter__(self):
+        self.voice.bus.on("message", self.on_message)
+        return self
+
+    def __exit__(self, *exc):
+        self.voice.bus.remove("message", self.on_message)
+
+    def on_message(self, raw):
+        message = Message.deserialize(raw)
+        if message.msg_type == "recognizer_loop:utterance":
+            self.record(message, "user", message.data["utterances"][0])
+        elif message.msg_type == "speak":
+            self.record(message, "assistant", message.data["utterance"])
+
+    def record(self, message, role, text):
+        sc = scope(user=message.context["user_id"], session=message.context["session"]["session_id"],
+                   persona=self.persona)
+        store(self.voice.engine, sc, {"role": role, "content": text})
+
+
+def history(voice, me):
+    sc = scope(user=me, session=f"s-{me}", persona="helper")
+    return [m.content for m in voice.engine.get_history(sc, 50)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_forget_that_forgets_the_exchange_before_the_command(voice, lang):
+    me = new_user()
+    sc = scope(user=me, session=f"s-{me}", persona="helper", lang=lang)
+    store(voice.engine, sc, user("the weather is nice"), {"role": "assistant", "content": "It is."})
+    store(voice.engine, sc, user("my code is 4711"), {"role": "assistant", "content": "Noted."})
+    with PersonaRecorder(voice):
+        heard = voice.say(_line(lang, "forget.last", 0), lang, me)
+    assert heard.dialogs == ["forget.last.done"]
+    assert history(voice, me) == ["the weather is nice", "It is."]
+
+
+def test_the_skills_own_lines_never_become_memories(voice):
+    me = new_user()
+    sc = scope(user=me, session=f"s-{me}", persona="helper")
+    store(voice.engine, sc, user("i like jazz"), {"role": "assistant", "content": "Nice."})
+    with PersonaRecorder(voice):
+        voice.say("remember that my sister is called ana", user_id=me)
+        voice.say("what do you remember about me", user_id=me)
+        voice.say("what do you know about jazz", user_id=me)
+        voice.converse("forget jazz", "no", user_id=me)
+    assert history(voice, me) == ["i like jazz", "Nice."]
+    said = " ".join(contents(voice.engine, me, ("turn",)))
+    assert "remember" not in said and "jazz?" not in said
+
+
+def test_stop_and_start_remembering(voice):
+    me = new_user()
+    sc = scope(user=me, session=f"s-{me}", persona="helper")
+    assert voice.say("stop remembering", user_id=me).dialogs == ["paused"]
+    assert store(voice.engine, sc, user("my secret is blue"))["stored"] == 0
+    assert voice.say("remember that i like tea", user_id=me).dialogs == ["remember.paused"]
+    assert voice.say("start remembering again", user_id=me).dialogs == ["resumed"]
+    assert store(voice.engine, sc, user("i like tea"))["stored"] == 1
+    assert contents(voice.engine, me, ("turn",)) == ["i like tea"]
+
+
+def _line(lang, intent, n):
+    lines = (LOCALE / lang / "intents" / f"{intent}.intent").read_text(encoding="utf-8").split("\n")
+    return [line for line in lines if line.strip()][n]
