@@ -66,12 +66,13 @@ class LLMWorker(QueueWorker):
         try:
             reply = backend.client.complete(messages, max_tokens)
         except LLMUnavailable as e:
-            with self.lock:
-                self._retry(job, str(e))
-            return True
+            reply, error = None, str(e)
         with self.lock:
-            if self._stop.is_set():
+            if self._stop.is_set():  # the store may be closed; the job stays queued
                 return False
+            if reply is None:
+                self._retry(job, error)
+                return True
             outcome = finish(reply)
             if outcome != UNREADABLE:  # the endpoint works: what waited for it is due
                 self.db.execute("UPDATE llm_jobs SET next_at = 0 WHERE attempts > 0")

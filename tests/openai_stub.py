@@ -7,6 +7,7 @@ endpoint (no chat model can run in CI; tests/test_llm_real.py covers a real one)
 ``stop()`` closes the port (the endpoint is down); ``start()`` reopens it.
 """
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,8 +24,18 @@ def echo_summary(messages: List[dict]) -> str:
     return f"Summary of {len(lines)} lines, from '{lines[0]}' to '{lines[-1]}'." if lines else "Nothing."
 
 
+def default_answer(messages: List[dict]) -> str:
+    """Facts for an extraction prompt ("I live in X"), else a summary."""
+    prompt = messages[-1]["content"]
+    if "Exchange:" not in prompt:
+        return echo_summary(messages)
+    found = re.search(r"I live in (\w+)", prompt.split("Exchange:")[-1])
+    return json.dumps([{"statement": f"Lives in {found.group(1)}", "kind": "fact", "slot": "residence",
+                        "value": found.group(1)}] if found else [])
+
+
 class OpenAIStub:
-    def __init__(self, answer: Callable[[List[dict]], str] = echo_summary):
+    def __init__(self, answer: Callable[[List[dict]], str] = default_answer):
         self.answer = answer
         self.mode = "healthy"
         self.delay = 0.0
@@ -101,3 +112,11 @@ class OpenAIStub:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+if __name__ == "__main__":  # a stand-alone endpoint, for benchmarks: python -m tests.openai_stub PORT MODE
+    import sys
+    server = OpenAIStub()
+    server.port, server.mode = int(sys.argv[1]), sys.argv[2]
+    server.start()
+    threading.Event().wait()

@@ -195,3 +195,11 @@ def test_the_default_configuration_calls_no_llm(engine):
     assert engine.backend(None).llm_tasks() == {}
     exchange(engine, scope(), "I moved to Porto", "Nice.")
     assert engine.db.execute("SELECT count(*) FROM llm_jobs").fetchone()[0] == 0
+
+
+def test_rambling_or_invented_statements_are_dropped():
+    said = "My name is Marta and I live in Braga."
+    rambling = ("My name is Marta and I live in Braga. My age is 25, and I am a 30-year-old woman "
+                "with a family of 14 children")  # what SmolLM2-135M answered once
+    found = to_facts([rambling, "Works as a pilot in Lisbon", "Lives in Braga"], said, "en-us", [])
+    assert [f.content for f in found] == ["Lives in Braga"]

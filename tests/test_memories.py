@@ -112,7 +112,8 @@ def test_store_is_owner_only_wal_and_versioned(engine, tmp_path):
     conn = sqlite3.connect(folder / "memory.db")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     applied = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
-    assert applied == ["m001_initial", "m002_embed_jobs", "m003_search_context", "m004_fact_model"]
+    assert applied == ["m001_initial", "m002_embed_jobs", "m003_search_context", "m004_fact_model",
+                       "m005_llm_work"]
     columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
     assert {"id", "kind", "user_id", "persona_id", "session_id", "content", "created_at"} <= set(columns)
 

@@ -34,6 +34,7 @@ OBJECT = re.compile(r"\{[^{}]*\}")
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$")
 WORD = re.compile(r"\w{3,}")
 MAX_STATEMENT = 200
+MAX_WORDS = 12      # content words in a statement: longer ones are rambling, not a fact
 
 
 @lru_cache(maxsize=1)
@@ -84,12 +85,16 @@ def parse(reply: str) -> Optional[list]:
 
 
 def _grounded(words: str, said: str, lang: str) -> bool:
-    """The value, or a content word of a statement, is in what was said."""
+    """The value, or most content words of a statement, are in what was said
+    (words compared on their first four letters: "cycles" was "cycling")."""
     said = said.casefold()
     if words.casefold() in said:
         return True
     ignore = stop_words(lang)
-    return any(w in said for w in WORD.findall(words.casefold()) if w not in ignore)
+    heard = {w[:4] for w in WORD.findall(said)}
+    content = [w for w in WORD.findall(words.casefold()) if w not in ignore]
+    return bool(content) and len(content) <= MAX_WORDS and \
+        sum(w[:4] in heard for w in content) * 2 >= len(content)
 
 
 def to_facts(items: list, said: str, lang: str, sources: List[str]) -> List[Fact]:
