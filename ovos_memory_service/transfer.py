@@ -119,6 +119,12 @@ def import_records(db: Database, records: Iterable[dict]) -> dict:
             if row["conversation_id"]:
                 _widen_conversation(db, row)
             imported += 1
+        # how far an imported rolling summary reaches follows from its sources
+        db.execute("INSERT OR IGNORE INTO summaries (conversation_id, memory_id, covered_seq) "
+                   "SELECT * FROM (SELECT m.conversation_id, m.id, (SELECT max(t.seq) FROM memories t "
+                   "WHERE t.id IN (SELECT value FROM json_each(m.sources))) AS covered FROM memories m "
+                   "WHERE m.kind = 'summary' AND m.conversation_id IS NOT NULL AND m.sources IS NOT NULL "
+                   "AND m.id NOT IN (SELECT memory_id FROM summaries)) WHERE covered IS NOT NULL")
     return {"imported": imported, "skipped": skipped}
 
 

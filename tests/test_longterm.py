@@ -132,3 +132,15 @@ def test_the_seeds_persona_block_is_accepted(engine):
         "api_url": "http://localhost:8000/v1", "summarize_every": 8, "recent_window": 4,
         "backend": "sqlite", "db_path": "~/.local/share/ovos/longterm_memory.db"})
     assert engine.backend("sage").llm_tasks().keys() == {"summary"}
+
+
+def test_an_exported_summary_carries_on_after_import(make_engine, stub, tmp_path):
+    engine = longterm_engine(make_engine, stub.url)
+    talk(engine, 2)
+    summary = eventually(lambda: summary_of(engine))
+    records = engine.export(limit=1000)["records"]
+    copy = make_engine(data_dir=str(tmp_path / "copy"), personas=engine.config["personas"])
+    assert copy.import_records(records)["imported"] == len(records)
+    messages = copy.build_context(SAGE, "and now?").messages
+    assert messages[0].content == f"[Conversation summary so far]\n{summary}"
+    assert [m.content for m in messages[1:-1]] == ["question 2", "answer 2"]
