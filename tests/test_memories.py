@@ -136,7 +136,7 @@ def test_an_older_store_is_upgraded_with_its_memories(tmp_path):
     db.conn.commit()
     db.conn.close()
     upgraded = open_store(str(folder))
-    assert [r[0] for r in upgraded.execute("SELECT name FROM _sqlite_migrations")][-1] == "m004_fact_model"
+    assert [r[0] for r in upgraded.execute("SELECT name FROM _sqlite_migrations")][-1] == "m005_llm_work"
     assert upgraded.execute("SELECT count(*) FROM memories WHERE status = 'current'").fetchone()[0] == 2
     found = upgraded.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'spare'").fetchall()
     assert len(found) == 2  # the answer is found by its question too
