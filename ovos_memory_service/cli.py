@@ -167,7 +167,7 @@ def stats(ctx, user, as_json):
         table.add_row(u["user_id"], str(u["total"]), *(str(u[k]) for k in KINDS), (u["newest"] or "")[:16])
     console.print(table)
     console.print(f"semantic recall: {'on, ' + reply['embedding_model'] if reply['semantic_recall'] else 'off (' + str(reply['semantic_error']) + ')'}; "
-                  f"vectors: {reply['vectors']}; pending jobs: {reply['pending_jobs']}; "
+                  f"vectors: {reply['vectors']}; pending jobs: {reply['pending_jobs']} ({reply['llm_jobs']} for an LLM); "
                   f"last background error: {reply['last_background_error'] or 'none'}")
 
 
