@@ -106,6 +106,11 @@ class OpenAIStub:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
+    def heal(self):
+        """Answer normally again, and let hung requests go."""
+        self.mode = "healthy"
+        self._release.set()
+
     def stop(self):
         self._release.set()
         if self._server is not None:

@@ -83,8 +83,7 @@ def test_a_hung_endpoint_slows_no_request(llm_stack, stub):
                 build(llm_stack, "hall", f"more {i}?")[0] for i in range(4)]
         stats = llm_stack.ok("memory.stats", {"persona_id": "sage"}, session_id="hall")
     finally:
-        stub.mode = "healthy"
-        stub._release.set()
+        stub.heal()
     print(f"update+build median: healthy {statistics.median(healthy) * 1000:.0f} ms, "
           f"hung {statistics.median(hung) * 1000:.0f} ms")
     # a request that waited for the endpoint would take its 20 s deadline

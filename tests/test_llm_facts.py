@@ -182,6 +182,25 @@ def test_a_hung_endpoint_never_holds_a_turn(make_engine, stub, tmp_path):
     assert reopened.db.execute("SELECT count(*) FROM llm_jobs WHERE task = 'facts'").fetchone()[0] == 6
 
 
+@pytest.mark.parametrize("mode", ["slow", "garbage", "error", "hung"])
+def test_a_bad_endpoint_delays_no_turn_and_loses_no_fact(make_engine, stub, quick_retries, mode):
+    stub.mode, stub.delay = mode, 2.0
+    engine = entity_engine(make_engine, stub.url, request_timeout=3)
+    slowest = 0.0
+    for said in ("These days home is Lisbon for me", "Honestly, cycling to work every day keeps me sane",
+                 "my brother Rui is a chef"):
+        started = time.monotonic()
+        exchange(engine, SAGE, said, "I see.")
+        engine.build_context(SAGE, "what do you know?")
+        slowest = max(slowest, time.monotonic() - started)
+        eventually(lambda: stub.requests)  # the worker is busy with the endpoint
+    # a turn that waited would take the endpoint's 2 s, or the call's 3 s deadline
+    assert slowest < 1.0
+    stub.heal()
+    found = eventually(lambda: len(facts(engine)) == 3 and facts(engine), timeout=60)
+    assert sorted(contents(found)) == ["Cycles to work every day", "Has a brother called Rui", "Lives in Lisbon"]
+
+
 def test_forgetting_the_exchange_forgets_its_llm_facts(make_engine, stub):
     engine = entity_engine(make_engine, stub.url)
     ids = exchange(engine, SAGE, "my brother Rui is a chef", "Tasty.")["ids"]
