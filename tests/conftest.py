@@ -48,3 +48,12 @@ def make_engine(tmp_path):
 @pytest.fixture
 def engine(make_engine):
     return make_engine()
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    """LLM retries within a test's patience (production: 5 s doubling to 10 min)."""
+    from ovos_memory_service import llm, llm_worker
+    monkeypatch.setattr(llm_worker, "FIRST_BACKOFF_S", 0.2)
+    monkeypatch.setattr(llm_worker, "MAX_BACKOFF_S", 0.5)
+    monkeypatch.setattr(llm, "COOL_DOWN_S", (0.2, 0.5))

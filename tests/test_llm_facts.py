@@ -6,7 +6,6 @@ import time
 
 import pytest
 
-from ovos_memory_service import llm, llm_worker
 from ovos_memory_service.facts.llm import parse, prompt, to_facts
 from tests.helpers import eventually, exchange, scope, store, user
 from tests.openai_stub import OpenAIStub
@@ -36,14 +35,6 @@ def stub():
     server = OpenAIStub(answer=answer).start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def quick_retries(monkeypatch):
-    """Retries within a test's patience (production: 5 s doubling to 10 min)."""
-    monkeypatch.setattr(llm_worker, "FIRST_BACKOFF_S", 0.2)
-    monkeypatch.setattr(llm_worker, "MAX_BACKOFF_S", 0.5)
-    monkeypatch.setattr(llm, "COOL_DOWN_S", (0.2, 0.5))
 
 
 def entity_engine(make_engine, url, **block):

@@ -2,7 +2,6 @@
 window that stays bounded while the endpoint is down."""
 import pytest
 
-from ovos_memory_service import llm, llm_worker
 from tests.helpers import eventually, exchange, roles_contents, scope
 from tests.openai_stub import OpenAIStub
 
@@ -14,13 +13,6 @@ def stub():
     server = OpenAIStub().start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def quick_retries(monkeypatch):
-    monkeypatch.setattr(llm_worker, "FIRST_BACKOFF_S", 0.2)
-    monkeypatch.setattr(llm_worker, "MAX_BACKOFF_S", 0.5)
-    monkeypatch.setattr(llm, "COOL_DOWN_S", (0.2, 0.5))
 
 
 def longterm_engine(make_engine, url, **block):
