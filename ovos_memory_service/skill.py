@@ -50,13 +50,17 @@ def spoken_item(item: MemoryItem) -> str:
 
 class MemorySkill(OVOSSkill):
     """``MemorySkill(engine=..., config=..., bus=..., skill_id=SKILL_ID)``;
-    ``config`` is the service's configuration (its ``users`` map and ``lang``)."""
+    ``config`` is the service's configuration (its ``users`` map and ``lang``).
+    ``wait_for_speech``: a question's answer is awaited from the end of its
+    speech (as the audio service reports it) rather than from its start."""
 
-    def __init__(self, *args, engine=None, config: Optional[dict] = None, **kwargs):
+    def __init__(self, *args, engine=None, config: Optional[dict] = None,
+                 wait_for_speech: bool = True, **kwargs):
         if engine is None:
             raise ValueError("the memory skill runs inside ovos-memory-service and needs its engine")
         self.engine = engine
         self.memory_config = config or {}
+        self.wait_for_speech = wait_for_speech
         super().__init__(*args, resources_dir=str(locale_dir().parent), **kwargs)
 
     @classproperty
@@ -100,7 +104,7 @@ class MemorySkill(OVOSSkill):
 
     def confirmed(self, dialog: str, data: dict, scope: Scope) -> Optional[bool]:
         """Ask; True only for a clear yes, False for anything else, None for silence."""
-        answer = self.get_response(dialog, data, num_retries=0)
+        answer = self.get_response(dialog, data, num_retries=0, wait=self.wait_for_speech)
         if not answer:
             return None
         self.engine.exclude_turn(scope, "user", answer)
