@@ -90,6 +90,8 @@ class ChatClient:
         except LLMUnavailable:
             with _shared:
                 self.breaker.failed()
+                if not self.model:  # the server may have been restarted with another model
+                    _models.pop(self.api_url, None)
             raise
         with _shared:
             self.breaker.succeeded()

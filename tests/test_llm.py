@@ -64,3 +64,14 @@ def test_a_down_endpoint_is_unavailable():
     server = OpenAIStub()
     with pytest.raises(LLMUnavailable, match="ConnectionError"):
         ask(ChatClient(server.url, model="m", timeout=5))
+
+
+def test_after_a_failure_the_model_is_asked_again(stub):
+    client = ChatClient(stub.url, timeout=2)
+    assert ask(client) == "Hello there."
+    stub.mode = "error"
+    with pytest.raises(LLMUnavailable):
+        ask(client)
+    stub.heal()
+    assert ask(client) == "Hello there."
+    assert stub.model_lookups == 2  # a restarted server may serve another model
