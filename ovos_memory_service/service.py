@@ -48,6 +48,7 @@ class MemoryService:
         self._inflight = 0
         self._idle = threading.Condition()
         self._accepting = False
+        self.skill = None  # the voice commands (skill.py), hosted once the bus is up
 
     # ----------------------------------------------------------------- life
     def start(self, stop_event: Optional[threading.Event] = None) -> bool:
@@ -73,6 +74,8 @@ class MemoryService:
                 return False
             LOG.debug("waiting for the messagebus")
         self._accepting = True
+        self.host_skill()
+        self.bus.on("mycroft.skills.initialized", self._rehost_skill)
         self.status.set_ready()
         systemd.notify("READY=1")
         return True
@@ -85,6 +88,8 @@ class MemoryService:
             if not self._idle.wait_for(lambda: self._inflight == 0, DRAIN_TIMEOUT_S):
                 LOG.error(f"{self._inflight} requests still running at shutdown")
         if self.bus is not None:
+            self.bus.remove("mycroft.skills.initialized", self._rehost_skill)
+            self.unhost_skill()
             for msg_type in HANDLERS:
                 self.bus.remove(msg_type, self._serve)
         self.engine.close()
@@ -102,7 +107,40 @@ class MemoryService:
             LOG.exception("configuration reload failed; keeping the running configuration")
             return
         self.config = config
+        if self.skill is not None:
+            self.skill.memory_config = config
+        if self.bus is not None and self._accepting and config["voice_commands"]:
+            self.host_skill()
+        elif not config["voice_commands"]:
+            self.unhost_skill()
         LOG.info("configuration reloaded")
+
+    # ------------------------------------------------------- voice commands
+    def host_skill(self):
+        """Register the voice commands with ovos-core over this process's bus
+        connection; the memory service runs on without them if they fail."""
+        if self.skill is not None or not self.config["voice_commands"]:
+            return
+        try:
+            from ovos_memory_service.skill import MemorySkill
+            self.skill = MemorySkill.create(self.bus, self.engine, self.config)
+            self.bus.emit(Message("mycroft.skills.train"))  # intent engines that train (padatious)
+        except Exception:
+            LOG.exception("voice commands unavailable; the memory service runs without them")
+
+    def unhost_skill(self):
+        if self.skill is None:
+            return
+        try:
+            self.skill.default_shutdown()  # detaches its intents from ovos-core
+        except Exception:
+            LOG.exception("voice commands did not shut down cleanly")
+        self.skill = None
+
+    def _rehost_skill(self, _message=None):
+        """ovos-core (re)started and knows no intents of ours: register them again."""
+        self.unhost_skill()
+        self.host_skill()
 
     # ------------------------------------------------------------- requests
     def _serve(self, message: Message):

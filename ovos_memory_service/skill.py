@@ -63,11 +63,22 @@ class MemorySkill(OVOSSkill):
         self.wait_for_speech = wait_for_speech
         super().__init__(*args, resources_dir=str(locale_dir().parent), **kwargs)
 
+    @classmethod
+    def create(cls, bus, engine, config: dict) -> "MemorySkill":
+        return cls(bus=bus, skill_id=SKILL_ID, engine=engine, config=config)
+
     @classproperty
     def runtime_requirements(self):
         return RuntimeRequirements(internet_before_load=False, network_before_load=False,
                                    requires_internet=False, requires_network=False,
                                    no_internet_fallback=True, no_network_fallback=True)
+
+    def default_shutdown(self):
+        """Once: OVOSSkill calls it again when garbage-collected, and by then
+        the daemon's bus may be closed (an emit would wait forever)."""
+        if not getattr(self, "_shut_down", False):
+            self._shut_down = True
+            super().default_shutdown()
 
     # ------------------------------------------------------------ plumbing
     def scope(self, message: Optional[Message] = None) -> Scope:

@@ -38,6 +38,21 @@ FIRST_ANSWER = {
 }
 
 
+def padacioso_in_threads():
+    """padacioso matches in a process pool; forking a test process that has
+    LanceDB's runtime loaded can deadlock, so match in threads: the same
+    matching code without fork (on a device padacioso runs inside ovos-core).
+    Returns the function that restores the original."""
+    import padacioso
+    original = padacioso.concurrent
+    padacioso.concurrent = SimpleNamespace(futures=SimpleNamespace(
+        ProcessPoolExecutor=ThreadPoolExecutor, as_completed=as_completed))
+
+    def restore():
+        padacioso.concurrent = original
+    return restore
+
+
 def examples(lang):
     """(intent, utterance, entities) for every line of every intent file."""
     for path in sorted((LOCALE / lang / "intents").glob("*.intent")):
@@ -112,16 +127,10 @@ class Heard:
 
 @pytest.fixture(scope="module")
 def voice(tmp_path_factory):
-    import padacioso
     from ovoscope import LIGHT_TEST_PIPELINE, get_minicroft
     from ovos_memory_service.config import build_config
     from ovos_memory_service.engine import MemoryEngine
-    # padacioso matches in a process pool; forking this process (which has
-    # LanceDB's runtime loaded) can deadlock, so match in threads here: the
-    # same matching code, without fork (on a device it runs inside ovos-core).
-    original = padacioso.concurrent
-    padacioso.concurrent = SimpleNamespace(futures=SimpleNamespace(
-        ProcessPoolExecutor=ThreadPoolExecutor, as_completed=as_completed))
+    restore = padacioso_in_threads()
     config = build_config({"data_dir": str(tmp_path_factory.mktemp("memory"))})
     engine = MemoryEngine(config)
     engine.open()
@@ -135,7 +144,7 @@ def voice(tmp_path_factory):
     skill.default_shutdown()
     minicroft.stop()
     engine.close()
-    padacioso.concurrent = original
+    restore()
 
 
 @pytest.fixture

@@ -1,0 +1,153 @@
+"""The voice commands as a device runs them: a real ovos-messagebus, the real
+daemon (which hosts the skill), and ovos-core's intent service on the same bus
+in this process, matching with padacioso."""
+import json
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ovoscope")  # the test extra that brings ovos-core
+
+from ovos_bus_client.message import Message  # noqa: E402
+
+from ovos_memory_service.skill import SKILL_ID  # noqa: E402
+from tests.test_skill import FACT, FIRST_ANSWER, LANGS, TOPIC, YES, examples, padacioso_in_threads  # noqa: E402
+
+PIPELINE = ["ovos-stop-pipeline-plugin-high", "ovos-converse-pipeline-plugin",
+            "ovos-padacioso-pipeline-plugin-high", "ovos-padacioso-pipeline-plugin-medium",
+            "ovos-fallback-pipeline-plugin-low"]
+SECONDARY = ["pt-PT", "es-ES", "de-DE"]
+INTENTS = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "locale" / "en-us"
+                                  / "intents").glob("*.intent"))
+
+
+class Device:
+    """ovos-core's intent service on the stack's bus, and a microphone/speaker
+    stand-in that says utterances and hears the replies of one session."""
+
+    def __init__(self, stack):
+        from ovos_config import Configuration
+        from ovos_core.intent_services import IntentService
+        self.stack, self.bus = stack, stack.bus
+        config = Configuration()
+        self._langs = config.get("secondary_langs")
+        config["secondary_langs"] = SECONDARY  # padacioso reads the languages at construction
+        self.restore_padacioso = padacioso_in_threads()
+        self.intents = IntentService(self.bus)
+        self.registered = []
+        self.bus.on("padatious:register_intent", self._on_register)
+
+    def _on_register(self, message):
+        self.registered.append((message.data["name"], message.data["lang"].lower()))
+
+    def close(self):
+        from ovos_config import Configuration
+        self.bus.remove("padatious:register_intent", self._on_register)
+        self.intents.shutdown()
+        # pipeline plugins that are OVOS applications (the stop pipeline) say
+        # goodbye on the bus when garbage-collected, and an emit on a closed
+        # client waits forever: say it now, once, while the bus is up
+        for plugin in self.intents.pipeline_plugins.values():
+            if hasattr(plugin, "default_shutdown"):
+                plugin.default_shutdown()
+                plugin.default_shutdown = plugin.shutdown = lambda: None
+        self.restore_padacioso()
+        Configuration()["secondary_langs"] = self._langs
+
+    def say(self, utterance, lang, user_id, session=None, until="mycroft.skill.handler.complete"):
+        """Say an utterance; returns the speak messages of its session until the
+        skill's handler completes (or until a question waits for an answer)."""
+        session = session or {"session_id": f"s-{user_id}", "lang": lang, "pipeline": PIPELINE}
+        heard, done = [], threading.Event()
+
+        def on_speak(message):
+            if message.context.get("session", {}).get("session_id") == session["session_id"]:
+                heard.append(message)
+
+        def on_done(message):
+            if message.context.get("session", {}).get("session_id") == session["session_id"]:
+                if message.msg_type != "speak":  # a speak is heard already
+                    heard.append(message)
+                done.set()
+        self.bus.on("speak", on_speak)
+        self.bus.on(until, on_done)
+        try:
+            self.bus.emit(Message("recognizer_loop:utterance", {"utterances": [utterance], "lang": lang},
+                                  {"session": session, "user_id": user_id}))
+            assert done.wait(30), f"no answer to {utterance!r}"
+        finally:
+            self.bus.remove("speak", on_speak)
+            self.bus.remove(until, on_done)
+        return heard
+
+
+def dialogs(heard):
+    return [m.data["meta"]["dialog"] for m in heard if m.msg_type == "speak"]
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory):
+    from tests.sandbox import Stack
+    stack = Stack(tmp_path_factory.mktemp("voice"))
+    conf_path = Path(stack.env["XDG_CONFIG_HOME"]) / "mycroft" / "mycroft.conf"
+    conf = json.loads(conf_path.read_text())
+    conf_path.write_text(json.dumps({**conf, "secondary_langs": SECONDARY}))
+    device = Device(stack)  # listening before the daemon registers its intents
+    stack.start_service()
+    yield device
+    device.close()
+    stack.close()
+
+
+def new_user():
+    return f"u-{uuid.uuid4().hex[:8]}"
+
+
+def test_the_daemon_registers_every_intent_in_every_language(device):
+    expected = {(f"{SKILL_ID}:{intent}.intent", lang) for intent in INTENTS for lang in LANGS}
+    assert expected <= set(device.registered)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_command_answers_over_the_bus(device, lang):
+    first = {}
+    for intent, utterance, _ in examples(lang):
+        first.setdefault(intent, utterance)
+    for intent, utterance in first.items():
+        assert dialogs(device.say(utterance, lang, new_user())) == [FIRST_ANSWER[intent]], utterance
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_remember_recall_and_forget_with_confirmation(device, lang):
+    me, other = new_user(), new_user()
+    device.stack.ok("memory.remember", {"content": "my pin is 4711"}, user_id=other)
+    assert dialogs(device.say(f"{_first(lang, 'remember.fact')}".format(fact=FACT[lang]), lang, me)) == [
+        "remember.done"]
+    heard = device.say(_first(lang, "recall.topic").format(topic=TOPIC[lang]), lang, me)
+    assert dialogs(heard) == ["recall.list"] and FACT[lang] in heard[0].data["utterance"].lower()
+    assert "4711" not in heard[0].data["utterance"]
+    # a persona that records every spoken line sends the read-back: it is not stored
+    stored = device.stack.ok("memory.history.update", {"messages": [
+        {"role": "assistant", "content": heard[0].data["utterance"]}]},
+        session={"session_id": f"s-{me}"}, user_id=me)
+    assert stored["stored"] == 0
+    # forget everything: the question, then "yes" in the session the question came in
+    asked = device.say(_first(lang, "forget.everything"), lang, me, until=f"{SKILL_ID}.get_response.waiting")
+    done = device.say(YES[lang], lang, me, session=asked[-1].context["session"], until="speak")
+    assert dialogs(asked) + dialogs(done) == ["forget.everything.confirm", "forget.everything.done"]
+    assert device.stack.ok("memory.list", {}, user_id=me)["total"] == 0
+    assert device.stack.ok("memory.list", {}, user_id=other)["total"] == 1
+
+
+def _first(lang, intent):
+    return next(u for i, u, _ in _templates(lang) if i == intent)
+
+
+def _templates(lang):
+    root = Path(__file__).resolve().parent.parent / "locale" / lang / "intents"
+    for path in sorted(root.glob("*.intent")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                yield path.stem, line, None
