@@ -6,10 +6,12 @@ Every command acts on the speaking user's memories in every persona
 The skill's own lines, and the commands it answers, are kept out of memory:
 a persona that records every spoken line would otherwise store them.
 """
+import threading
 from functools import wraps
 from typing import List, Optional
 
 from ovos_bus_client.message import Message, dig_for_message
+from ovos_bus_client.session import SessionManager
 from ovos_utils import classproperty
 from ovos_utils.log import LOG
 from ovos_utils.process_utils import RuntimeRequirements
@@ -27,6 +29,7 @@ EVERYWHERE = "all"          # every persona of the speaking user
 SPOKEN_ITEMS = 3            # a long list is read as its first few, then a count
 MAX_WORDS_PER_ITEM = 20     # a long memory is cut short when read aloud
 FORGET_LIMIT = 20           # "forget <topic>" finds at most this many (then reads them back)
+SPEECH_TIMEOUT = 15         # seconds to wait for a question to be spoken
 RECALLED_KINDS = tuple(k for k in KINDS if k != "attribute")  # attributes are the persona's
 
 
@@ -89,13 +92,28 @@ class MemorySkill(OVOSSkill):
         return resolve_scope({}, context, self.memory_config.get("users", {}),
                              self.memory_config.get("lang", ""))
 
-    def speak(self, utterance: str, *args, **kwargs):
-        """Every line the skill says is kept out of the session's memory first."""
+    def speak(self, utterance: str, expect_response: bool = False, wait=False, meta=None):
+        """Every line the skill says is kept out of the session's memory first.
+        ``wait`` blocks until the audio service reports the end of this
+        session's speech (the workshop's own wait needs a SessionManager bound
+        to the bus, which only ovos-core's process has)."""
         try:
             self.engine.exclude_turn(self.scope(), "assistant", utterance)
         except Exception:
             LOG.exception("could not keep a spoken line out of memory")
-        return super().speak(utterance, *args, **kwargs)
+        if not wait:
+            return super().speak(utterance, expect_response, False, meta)
+        session_id, ended = SessionManager.get().session_id, threading.Event()
+
+        def on_end(message):
+            if SessionManager.get(message).session_id == session_id:
+                ended.set()
+        self.bus.on("recognizer_loop:audio_output_end", on_end)
+        try:
+            super().speak(utterance, expect_response, False, meta)
+            ended.wait(SPEECH_TIMEOUT if wait is True else wait)
+        finally:
+            self.bus.remove("recognizer_loop:audio_output_end", on_end)
 
     def handled(self, message: Message) -> Scope:
         """The command itself is not a memory either (a persona may have stored it)."""

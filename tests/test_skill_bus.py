@@ -38,6 +38,13 @@ class Device:
         self.intents = IntentService(self.bus)
         self.registered = []
         self.bus.on("padatious:register_intent", self._on_register)
+        self.bus.on("speak", self._play)
+
+    def _play(self, message):
+        """The audio service: each line is played, then its end is reported
+        (the skill waits for it before it listens for an answer)."""
+        for event in ("recognizer_loop:audio_output_start", "recognizer_loop:audio_output_end"):
+            self.bus.emit(message.forward(event))
 
     def _on_register(self, message):
         self.registered.append((message.data["name"], message.data["lang"].lower()))
@@ -45,6 +52,7 @@ class Device:
     def close(self):
         from ovos_config import Configuration
         self.bus.remove("padatious:register_intent", self._on_register)
+        self.bus.remove("speak", self._play)
         self.intents.shutdown()
         # pipeline plugins that are OVOS applications (the stop pipeline) say
         # goodbye on the bus when garbage-collected, and an emit on a closed
