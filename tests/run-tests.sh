@@ -4,7 +4,7 @@
 # (it pulls OPM pre-releases, which must never enter the main environment).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pip install -e '.[test]'
+pip install -e '.[test,voice-test]'
 python -m pytest
 python3 -m venv /tmp/ovos-memory-persona-env
 /tmp/ovos-memory-persona-env/bin/pip install -c tests/persona_env/constraints.txt -e '.[test]' ovos-persona==0.9.0a25
