@@ -159,3 +159,38 @@ def _templates(lang):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 yield path.stem, line, None
+
+
+def _registered_again(device, since):
+    expected = {(f"{SKILL_ID}:{intent}.intent", lang) for intent in INTENTS for lang in LANGS}
+    return lambda: expected <= set(device.registered[since:])
+
+
+def test_intents_are_registered_again_when_ovos_core_restarts(device):
+    from tests.helpers import eventually
+    since = len(device.registered)
+    device.bus.emit(Message("mycroft.skills.initialized"))  # a restarted ovos-core knows none of them
+    assert eventually(_registered_again(device, since))
+    assert dialogs(device.say("what do you remember about me", "en-us", new_user())) == [
+        FIRST_ANSWER["what.do.you.remember"]]
+
+
+def test_sighup_switches_the_voice_commands_off_and_on(device):
+    """Last in this module: it switches the commands off, then on again."""
+    import signal
+    from tests.helpers import eventually
+    from tests.sandbox import write_config
+    stack = device.stack
+    detached = []
+    device.bus.on("detach_skill", lambda m: detached.append(m.data.get("skill_id")))
+    write_config(stack.env, stack.port, {**stack.memory_config, "voice_commands": False})
+    stack.service.send_signal(signal.SIGHUP)
+    assert eventually(lambda: SKILL_ID in detached)
+    heard = device.say("what do you remember about me", "en-us", new_user(), until="complete_intent_failure")
+    assert dialogs(heard) == []  # nothing answers it any more
+    since = len(device.registered)
+    write_config(stack.env, stack.port, {**stack.memory_config, "voice_commands": True})
+    stack.service.send_signal(signal.SIGHUP)
+    assert eventually(_registered_again(device, since))
+    assert dialogs(device.say("what do you remember about me", "en-us", new_user())) == [
+        FIRST_ANSWER["what.do.you.remember"]]
