@@ -139,3 +139,19 @@ def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
     stranger = stack.ok("memory.context.build", {"utterance": question},
                         session={"session_id": f"{person}-stranger", "lang": lang})
     assert "Known facts" not in str(stranger["messages"])
+
+
+def test_a_statement_learnt_without_a_slot_gets_one_later(engine):
+    """An LLM in the seed's format may say "Lives in Braga" before the rules
+    have read the turn: the rules' fact fills that memory, not a second one."""
+    from ovos_memory_service.facts.model import Fact, record
+    sc = scope()
+    with engine.lock:
+        first = record(engine.db, sc, Fact(kind="fact", content="Lives in Braga", extractor="llm"))
+        second = record(engine.db, sc, Fact(kind="fact", content="Lives in Braga", slot="residence",
+                                            value="Braga", extractor="rules"))
+        moved = record(engine.db, sc, Fact(kind="fact", content="Lives in Porto", slot="residence",
+                                           value="Porto", extractor="rules"))
+    assert first == second == moved
+    items, total = engine.list(sc, kinds=["fact"])
+    assert total == 1 and items[0].content == "Lives in Porto"

@@ -20,7 +20,8 @@ ANSWERS = {
     "brother Rui": '[{"statement": "Has a brother called Rui", "kind": "fact", "slot": "family.brother.name", '
                    '"value": "Rui"}, {"statement": "Rui is a ch',
     "beagle": "- Has a beagle named Bolt\n- Likes dogs",
-    "weather": "I'm sorry, I can't help with that.",
+    "weather": '[{"statement": "Asked about the wea',
+    "pizza": "I'm sorry, I can't help with that.",
     "made up": '[{"statement": "Lives in Madrid", "slot": "residence", "value": "Madrid"}]',
 }
 
@@ -72,9 +73,23 @@ def test_malformed_replies_are_read(key, expected):
     assert all(f.extractor == "llm" and f.sources == ["t1"] for f in found)
 
 
-def test_prose_is_unreadable_and_an_empty_list_is_nothing():
-    assert parse(ANSWERS["weather"]) is None
-    assert parse("[]") == [] and parse("```json\n[]\n```") == []
+def test_nothing_chatter_and_fragments():
+    assert parse("[]") == [] and parse("```json\n[]\n```") == [] and parse("NONE") == []
+    assert to_facts(parse(ANSWERS["pizza"]), "I want a pizza", "en-us", []) == []  # not grounded
+    assert parse(ANSWERS["weather"]) is None  # a fragment of JSON is unreadable
+
+
+def test_the_seeds_reply_format_is_read():
+    """The seed asks for one fact per line; a model may drop the "- "."""
+    said = "User: my name is Marta and I live in Braga\nAssistant: Hello Marta!"
+    found = to_facts(parse("User's name is Marta\n- User lives in Braga\n"), said, "en-us", [])
+    assert [f.content for f in found] == ["Name is Marta", "Lives in Braga"]  # as the rules word them
+
+
+def test_a_template_written_for_the_seed_is_formatted():
+    seed_style = "Extract facts as {{\"fact\": ...}} lines.\n\nExchange:\n{exchange}"
+    assert prompt(seed_style, "User: hi", "en-us")[0]["content"] == (
+        'Extract facts as {"fact": ...} lines.\n\nExchange:\nUser: hi')
 
 
 def test_a_value_the_user_never_said_is_dropped():
@@ -213,3 +228,17 @@ def test_rambling_or_invented_statements_are_dropped():
                 "with a family of 14 children")  # what SmolLM2-135M answered once
     found = to_facts([rambling, "Works as a pilot in Lisbon", "Lives in Braga"], said, "en-us", [])
     assert [f.content for f in found] == ["Lives in Braga"]
+
+
+def test_a_seed_style_fact_restates_the_rules_fact(make_engine, monkeypatch):
+    """The rules find "Lives in Braga"; a model answering in the seed's format
+    says "User lives in Braga": one fact, with both provenances."""
+    stub = OpenAIStub(answer=lambda messages: "- User lives in Braga").start()
+    try:
+        engine = entity_engine(make_engine, stub.url)
+        exchange(engine, SAGE, "I live in Braga", "Lovely.")
+        assert eventually(lambda: engine.llm.pending() == 0 and engine.facts.pending() == 0 and stub.requests)
+        rows = facts(engine)
+        assert contents(rows) == ["Lives in Braga"]
+    finally:
+        stub.stop()

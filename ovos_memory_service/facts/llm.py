@@ -31,7 +31,9 @@ Answer [] when there is nothing to keep."""
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|$)", re.S | re.I)
 OBJECT = re.compile(r"\{[^{}]*\}")
-BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$")
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+SUBJECT = re.compile(r"^(?:the\s+)?user(?:'s)?\s+", re.I)   # "User lives in Porto": our style has no subject
+JSONISH = re.compile(r'^[\[\]{}]|"\s*:')   # pieces of JSON cut short are not statements
 WORD = re.compile(r"\w{3,}")
 MAX_STATEMENT = 200
 MAX_WORDS = 12      # content words in a statement: longer ones are rambling, not a fact
@@ -54,16 +56,27 @@ def _slot_info(slot: str) -> Optional[Tuple[str, bool]]:
 
 
 def prompt(template: Optional[str], exchange: str, lang: str) -> List[dict]:
-    text = (template or DEFAULT_EXTRACTION_PROMPT).replace("{exchange}", exchange)
-    text = text.replace("{language}", language_name(lang)).replace("{slots}", ", ".join(slot_catalog()))
+    """The extraction request. A template written for the seed (``str.format``,
+    ``{{`` for a brace) is formatted; one with bare braces (ours has JSON in it)
+    has its placeholders replaced."""
+    values = {"exchange": exchange, "language": language_name(lang), "slots": ", ".join(slot_catalog())}
+    template = template or DEFAULT_EXTRACTION_PROMPT
+    try:
+        text = template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        text = template
+        for key, value in values.items():
+            text = text.replace("{" + key + "}", value)
     return [{"role": "user", "content": text}]
 
 
 def parse(reply: str) -> Optional[list]:
-    """The items of a reply (objects or strings); [] for an explicit "nothing";
-    None when nothing in it can be read."""
+    """The items of a reply (objects or strings); [] for an explicit "nothing"
+    ("[]" or the seed's "NONE"); None when nothing in it can be read."""
     fenced = FENCE.search(reply)
     text = (fenced.group(1) if fenced else reply).strip()
+    if text.strip(" .").upper() == "NONE":
+        return []
     try:
         data = json.loads(text)
     except ValueError:
@@ -80,8 +93,10 @@ def parse(reply: str) -> Optional[list]:
             continue
     if items:
         return items
-    bullets = [m.group(1) for m in map(BULLET.match, text.splitlines()) if m]
-    return bullets or None
+    # the seed's format: one fact per line, "- " or not; grounding drops the chatter
+    lines = [BULLET.sub("", line).strip() for line in text.splitlines()]
+    return [line for line in lines if line and line.upper() != "NONE" and not line.endswith(":")
+            and not JSONISH.search(line)] or None
 
 
 def _grounded(words: str, said: str, lang: str) -> bool:
@@ -108,7 +123,8 @@ def to_facts(items: list, said: str, lang: str, sources: List[str]) -> List[Fact
         statement = item.get("statement") or item.get("fact") or item.get("text")
         if not isinstance(statement, str) or not statement.strip() or len(statement) > MAX_STATEMENT:
             continue
-        statement = statement.strip().rstrip(".")
+        statement = SUBJECT.sub("", statement.strip().rstrip("."))
+        statement = statement[:1].upper() + statement[1:]
         slot, value = item.get("slot"), item.get("value")
         info = _slot_info(slot.strip().lower()) if isinstance(slot, str) else None
         if info and isinstance(value, str) and value.strip():

@@ -12,7 +12,8 @@ serves ``memory.remember``, the rule-based extractor and the LLM:
 - a multi-valued slot (likes, allergies, family members) accumulates values;
 - a negation ("I don't like jazz any more") retracts the matching value, and a
   value in one slot retracts the same value in its opposite (likes/dislikes);
-- a statement without a slot is deduplicated on its exact wording.
+- a statement without a slot is deduplicated on its wording, against every
+  current fact about the user ("Lives in Porto" from an LLM and from the rules).
 """
 import json
 import time
@@ -22,6 +23,7 @@ from typing import List, Optional, Sequence
 from sqlite_utils import Database
 
 from ovos_memory_service.history import new_id
+from ovos_memory_service.items import USER_FACT_KINDS
 from ovos_memory_service.memories import normalized, visible
 from ovos_memory_service.scope import Scope
 
@@ -80,18 +82,25 @@ def _retract(db: Database, rows: List[dict], now: float):
         db.execute("UPDATE memories SET status = 'retracted', updated_at = ? WHERE id = ?", [now, row["id"]])
 
 
+def _same_words(db: Database, scope: Scope, fact: Fact, share_facts: bool) -> Optional[dict]:
+    """A current fact about the user worded like ``fact``, whatever its slot or
+    kind ("Lives in Porto" from an LLM and from the rules)."""
+    kinds = USER_FACT_KINDS if fact.kind in USER_FACT_KINDS else [fact.kind]
+    sql, args = visible(scope, kinds, share_facts=share_facts)
+    for row in db.execute_returning_dicts(f"SELECT m.* FROM memories m WHERE {sql}", args):
+        if normalized(row["content"]) == normalized(fact.content):
+            return row
+    return None
+
+
 def record(db: Database, scope: Scope, fact: Fact, share_facts: bool = True) -> Optional[str]:
     """Store ``fact`` under the rules above, in one transaction; returns the
     id of the memory that now holds it (None when a negation found nothing)."""
     now = time.time()
     with db.atomic():
+        worded = _same_words(db, scope, fact, share_facts)
         if fact.slot is None:
-            sql, args = visible(scope, [fact.kind], share_facts=share_facts)
-            for row in db.execute_returning_dicts(f"SELECT m.* FROM memories m WHERE {sql} AND m.slot IS NULL",
-                                                  args):
-                if normalized(row["content"]) == normalized(fact.content):
-                    return _touch(db, row, fact, now)
-            return _insert(db, scope, fact, now)
+            return _touch(db, worded, fact, now) if worded else _insert(db, scope, fact, now)
         if fact.negated:
             matching = _current(db, scope, fact.kind, share_facts, fact.slot,
                                 fact.value if fact.multi or fact.value else None)
@@ -103,6 +112,10 @@ def record(db: Database, scope: Scope, fact: Fact, share_facts: bool = True) -> 
         if same:
             return _touch(db, same[0], fact, now)
         current = [] if fact.multi else _current(db, scope, fact.kind, share_facts, fact.slot)
+        if not current and worded and worded["slot"] is None:  # said before without a slot: give it one
+            db.execute("UPDATE memories SET kind = ?, slot = ?, value = ? WHERE id = ?",
+                       [fact.kind, fact.slot, fact.value, worded["id"]])
+            return _touch(db, worded, fact, now)
         if not current:
             return _insert(db, scope, fact, now)
         row = current[0]
