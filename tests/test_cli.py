@@ -1,7 +1,6 @@
 """ovos-memory, on a real store: with the daemon stopped (the command opens the
 store itself) and running (the command goes over the bus)."""
 import json
-import os
 import re
 import sqlite3
 import subprocess
