@@ -43,19 +43,20 @@ def language_name(lang: str) -> str:
         return lang or "English"
 
 
+SELECT_STATE = ("SELECT s.memory_id, m.content, s.covered_seq FROM summaries s "
+                "JOIN memories m ON m.id = s.memory_id ")
+
+
 def state(db: Database, conversation_id: str) -> SummaryState:
-    row = db.execute("SELECT s.memory_id, m.content, s.covered_seq FROM summaries s "
-                     "JOIN memories m ON m.id = s.memory_id WHERE s.conversation_id = ?",
-                     [conversation_id]).fetchone()
+    row = db.execute(SELECT_STATE + "WHERE s.conversation_id = ?", [conversation_id]).fetchone()
     return SummaryState(*row) if row else SummaryState(None, "", 0)
 
 
 def latest(db: Database, scope: Scope) -> Optional[SummaryState]:
     """The newest summary of the scope's session: a new conversation carries
     on from the last one's gist, as the seed's per-session summary did."""
-    row = db.execute("SELECT s.memory_id, m.content, s.covered_seq FROM summaries s "
-                     "JOIN memories m ON m.id = s.memory_id WHERE m.user_id = ? AND m.persona_id = ? "
-                     "AND m.session_id = ? ORDER BY m.updated_at DESC LIMIT 1",
+    row = db.execute(SELECT_STATE + "WHERE m.user_id = ? AND m.persona_id = ? AND m.session_id = ? "
+                     "ORDER BY m.updated_at DESC LIMIT 1",
                      [scope.user_id, scope.persona_key, scope.session_id]).fetchone()
     return SummaryState(*row) if row else None
 
