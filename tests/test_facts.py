@@ -21,8 +21,9 @@ def test_a_new_value_supersedes_and_keeps_history(engine):
     engine.wait_idle()
     recalled = [m.content for m in engine.recall(sc, "Lisbon", kinds=["fact"], threshold=0)]
     assert "I live in Lisbon" not in recalled  # history, not a current fact
-    history = engine.db.execute("SELECT content, status FROM memories WHERE slot = 'residence' "
-                                "ORDER BY created_at").fetchall()
+    with engine.lock:  # the background workers share the connection
+        history = engine.db.execute("SELECT content, status FROM memories WHERE slot = 'residence' "
+                                    "ORDER BY created_at").fetchall()
     assert history == [("I live in Lisbon", "superseded"), ("I moved to Porto", "current")]
 
 
@@ -64,8 +65,9 @@ def test_facts_carry_provenance_and_go_with_their_turn(engine):
     sc = scope()
     ids = exchange(engine, sc, "My dog is called Rex", "Cute")["ids"]
     engine.wait_idle()
-    row = engine.db.execute("SELECT sources, extractor, confidence, kind FROM memories WHERE slot = "
-                            "'pet.dog.name'").fetchone()
+    with engine.lock:
+        row = engine.db.execute("SELECT sources, extractor, confidence, kind FROM memories WHERE slot = "
+                                "'pet.dog.name'").fetchone()
     assert row[0] == f'["{ids[0]}"]' and row[1] == "rules" and 0 < row[2] <= 1 and row[3] == "fact"
     forgotten = engine.forget(sc, ids=[ids[0]])
     assert {m.content for m in forgotten} == {"My dog is called Rex", "Has a dog called Rex"}

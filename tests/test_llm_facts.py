@@ -48,9 +48,10 @@ SAGE = scope(persona="sage")
 
 
 def facts(engine, sc=SAGE, history=False):
-    rows = engine.db.execute_returning_dicts(
-        "SELECT content, slot, value, status, extractor, sources FROM memories WHERE user_id = ? "
-        "AND kind IN ('fact', 'preference', 'skill') ORDER BY seq", [sc.user_id])
+    with engine.lock:  # the workers share the connection
+        rows = engine.db.execute_returning_dicts(
+            "SELECT content, slot, value, status, extractor, sources FROM memories WHERE user_id = ? "
+            "AND kind IN ('fact', 'preference', 'skill') ORDER BY seq", [sc.user_id])
     return [r for r in rows if history or r["status"] == "current"]
 
 
@@ -185,7 +186,7 @@ def test_a_hung_endpoint_never_holds_a_turn(make_engine, stub, tmp_path):
     assert time.monotonic() - started < 10
     # the job in flight is still queued for the next start
     reopened = make_engine(personas=engine.config["personas"])
-    assert reopened.db.execute("SELECT count(*) FROM llm_jobs WHERE task = 'facts'").fetchone()[0] == 6
+    assert reopened.llm.pending() == 6
 
 
 @pytest.mark.parametrize("mode", ["slow", "garbage", "error", "hung"])
@@ -219,7 +220,7 @@ def test_the_default_configuration_calls_no_llm(engine):
     """The default composite's entity has api_url "": rules only, no network."""
     assert engine.backend(None).llm_tasks() == {}
     exchange(engine, scope(), "I moved to Porto", "Nice.")
-    assert engine.db.execute("SELECT count(*) FROM llm_jobs").fetchone()[0] == 0
+    assert engine.llm.pending() == 0
 
 
 def test_rambling_or_invented_statements_are_dropped():
