@@ -24,28 +24,22 @@ from ovos_memory_service.llm import LLMUnavailable
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.worker import QueueWorker
 
-FIRST_BACKOFF_S = 5
-MAX_BACKOFF_S = 600
 UNREADABLE_TRIES = 3       # a model that keeps answering nonsense gets this many tries
 MAX_FOLD_FACTOR = 3        # one summary call folds at most 3 x summarize_every exchanges
-STOP_WAIT_S = 2            # a call in flight at shutdown is abandoned; its job stays queued
 # what a job's finish() makes of the model's answer
 DONE, UNREADABLE, AGAIN = "done", "unreadable", "again"
 
 
 class LLMWorker(QueueWorker):
     queue_table = "llm_jobs"
+    first_backoff_s = 5
+    stop_wait_s = 2        # a call in flight at shutdown is abandoned; its job stays queued
 
     def __init__(self, db: Database, lock: threading.RLock, tasks_for: Callable[[Optional[str]], dict],
                  share_facts: Callable[[], bool]):
         super().__init__(db, lock, "memory-llm")
         self.tasks_for = tasks_for
         self.share_facts = share_facts
-
-    def stop(self):
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=STOP_WAIT_S)
 
     def work_once(self) -> bool:
         with self.lock:
@@ -157,6 +151,4 @@ class LLMWorker(QueueWorker):
     def _retry(self, job, error: str):
         self.last_error = f"{job['task']}: {error}"
         LOG.info(f"LLM {job['task']} postponed: {error}")
-        delay = min(MAX_BACKOFF_S, FIRST_BACKOFF_S * 2 ** job["attempts"])
-        self.db.execute("UPDATE llm_jobs SET attempts = attempts + 1, next_at = ?, error = ? WHERE rowid = ?",
-                        [time.time() + delay, error, job["job"]])
+        self.postpone(job["job"], job["attempts"], error)

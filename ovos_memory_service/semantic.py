@@ -18,7 +18,6 @@ from ovos_memory_service.embeddings import Embedder
 from ovos_memory_service.vectors import VectorIndex
 from ovos_memory_service.worker import QueueWorker
 
-MAX_BACKOFF_S = 600
 
 
 def embed_text(row: dict) -> str:
@@ -72,9 +71,7 @@ class SemanticIndex(QueueWorker):
             self.failed("embedding a batch failed", e)
             with self.lock, self.db.atomic():
                 for j in jobs:
-                    delay = min(MAX_BACKOFF_S, 2 ** j["attempts"])
-                    self.db.execute("UPDATE embed_jobs SET attempts = attempts + 1, next_at = ?, "
-                                    "error = ? WHERE rowid = ?", [time.time() + delay, self.last_error, j["job"]])
+                    self.postpone(j["job"], j["attempts"], self.last_error)
             return False
 
     def idle(self):

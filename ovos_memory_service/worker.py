@@ -13,6 +13,10 @@ class QueueWorker:
     it: failures are logged, kept in ``last_error`` and retried later."""
     queue_table = ""
     idle_wait_s = 5
+    # a failed job waits first_backoff_s, doubling with each attempt up to max_backoff_s
+    first_backoff_s = 1
+    max_backoff_s = 600
+    stop_wait_s = 60       # how long stop() waits for the batch in hand
 
     def __init__(self, db: Database, lock: threading.RLock, name: str):
         self.db = db
@@ -36,7 +40,7 @@ class QueueWorker:
         """Finish the batch in hand, then stop; unfinished jobs stay queued."""
         self._stop.set()
         self._wake.set()
-        self._thread.join(timeout=60)
+        self._thread.join(timeout=self.stop_wait_s)
 
     def wake(self):
         self._wake.set()
@@ -54,6 +58,12 @@ class QueueWorker:
             self.wake()
             time.sleep(0.02)
         return True
+
+    def postpone(self, job_rowid: int, attempts: int, error: str):
+        """Retry a failed job later (the caller holds the lock)."""
+        delay = min(self.max_backoff_s, self.first_backoff_s * 2 ** attempts)
+        self.db.execute(f"UPDATE {self.queue_table} SET attempts = attempts + 1, next_at = ?, error = ? "
+                        "WHERE rowid = ?", [time.time() + delay, error, job_rowid])
 
     def failed(self, what: str, error: Exception):
         LOG.exception(f"{what}; it will be retried")

@@ -15,7 +15,6 @@ from ovos_memory_service.scope import Scope
 from ovos_memory_service.worker import QueueWorker
 
 BATCH = 32
-MAX_BACKOFF_S = 600
 
 
 def as_fact(found: ExtractedFact, turn_id: str, extractor: str = "rules") -> Fact:
@@ -46,7 +45,5 @@ class FactWorker(QueueWorker):
                     self.db.execute("DELETE FROM fact_jobs WHERE rowid = ?", [job["job"]])
                 except Exception as e:
                     self.failed("extracting facts from a turn failed", e)
-                    self.db.execute("UPDATE fact_jobs SET attempts = attempts + 1, next_at = ?, error = ? "
-                                    "WHERE rowid = ?", [time.time() + min(MAX_BACKOFF_S, 2 ** job["attempts"]),
-                                                        self.last_error, job["job"]])
+                    self.postpone(job["job"], job["attempts"], self.last_error)
         return bool(jobs)
