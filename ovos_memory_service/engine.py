@@ -60,6 +60,9 @@ class MemoryEngine:
         # (session_id, role, normalized text) -> until when: lines the voice skill
         # said, and the commands it handled, that are not memories
         self._excluded = {}
+        # called with (user_id, ids) after memories of a user were forgotten for
+        # real (the daemon tells the persona plugins, which hold local windows)
+        self.forget_listeners = []
 
     # ----------------------------------------------------------------- life
     def open(self, lock_timeout: Optional[float] = 30):
@@ -261,6 +264,8 @@ class MemoryEngine:
             stored = [memory_id for memory_id, content in rows if _spoken(content) == key[2]]
             if stored:
                 self._delete(stored)
+        if stored:
+            self._tell_forgotten(scope.user_id, stored)
 
     def _take_excluded(self, scope: Scope, role: str, text: str) -> bool:
         key = (scope.session_id, role, _spoken(text))
@@ -404,7 +409,16 @@ class MemoryEngine:
                 self.db, self.reader.visible(scope, KINDS, "all", history=True), derived) if m.id not in known]
             if not dry_run:
                 self._delete([t.id for t in targets])
-            return targets
+        if targets and not dry_run:
+            self._tell_forgotten(scope.user_id, [t.id for t in targets])
+        return targets
+
+    def _tell_forgotten(self, user_id: str, ids: List[str]):
+        for listener in list(self.forget_listeners):
+            try:
+                listener(user_id, ids)
+            except Exception:
+                LOG.exception("a forget listener failed")
 
     # ---------------------------------------------------------- upkeep (admin)
     def overview(self, user_id: Optional[str] = None) -> dict:
