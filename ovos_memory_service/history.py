@@ -4,6 +4,7 @@ normalization of PROTOCOL.md, and reading the live window back.
 import json
 import time
 import uuid
+from dataclasses import replace
 from typing import List, Optional
 
 from sqlite_utils import Database
@@ -72,8 +73,9 @@ class TurnWriter:
     """Appends messages to a conversation, normalizing against what is stored.
 
     Rules (PROTOCOL.md): an assistant or tool turn that would open the
-    conversation is dropped; a stored trailing user turn followed by a new user
-    turn is replaced; consecutive assistant turns are merged with a newline;
+    conversation is dropped; consecutive user turns are all kept (nothing a
+    user said is deleted by a write; ``trim_window`` merges them for the chat
+    engine); consecutive assistant turns are merged with a newline;
     system/developer messages and empty turns are not history and are dropped.
     """
 
@@ -94,9 +96,7 @@ class TurnWriter:
         last = self.last
         if msg.role != "user" and last is None:
             return  # a leftover with no user turn before it
-        if msg.role == "user" and last is not None and last.role == "user":
-            self._delete(last.id)
-        elif msg.role == "assistant" and last is not None and last.role == "assistant" \
+        if msg.role == "assistant" and last is not None and last.role == "assistant" \
                 and not last.tool_calls and not msg.tool_calls:
             last.content = f"{last.content}\n{content}"
             self.db.execute("UPDATE memories SET content = ?, updated_at = ? WHERE id = ?",
@@ -120,23 +120,25 @@ class TurnWriter:
                                 created_at=created_at, id=turn_id)
         self.kept_ids.append(turn_id)
 
-    def _delete(self, turn_id: str):
-        self.db.execute("DELETE FROM memories WHERE id = ?", [turn_id])
-        if turn_id in self.kept_ids:
-            self.kept_ids.remove(turn_id)
-        self.last = None
-
 
 def trim_window(turns: List[ChatMessage]) -> List[ChatMessage]:
-    """A window a chat engine accepts: it opens on a user turn and does not end
-    on a user turn (the new utterance follows it)."""
+    """A window a chat engine accepts: it opens on a user turn, does not end on
+    a user turn (the new utterance follows it, and a stored copy of it is not
+    repeated), and consecutive user turns are one turn, joined by a newline, so
+    that engines requiring alternation accept it."""
     start = 0
     while start < len(turns) and turns[start].role != "user":
         start += 1
     end = len(turns)
     while end > start and turns[end - 1].role == "user":
         end -= 1
-    return turns[start:end]
+    window: List[ChatMessage] = []
+    for turn in turns[start:end]:
+        if turn.role == "user" and window and window[-1].role == "user":
+            window[-1] = replace(window[-1], content=f"{window[-1].content}\n{turn.content}")
+        else:
+            window.append(turn)
+    return window
 
 
 def now() -> float:

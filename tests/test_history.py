@@ -27,14 +27,6 @@ def test_single_assistant_turn_opening_a_conversation_is_dropped(engine):
     assert engine.get_history(sc) == []
 
 
-def test_trailing_user_turn_is_replaced_by_the_next_user_turn(engine):
-    sc = scope()
-    store(engine, sc, user("turn on the lights"))
-    store(engine, sc, user("what time is it"), assistant("five o'clock"))
-    assert roles_contents(engine.get_history(sc)) == [
-        ("user", "what time is it"), ("assistant", "five o'clock")]
-
-
 def test_consecutive_assistant_turns_are_merged(engine):
     sc = scope()
     first = store(engine, sc, user("tell me a joke"), assistant("why did the chicken"))
