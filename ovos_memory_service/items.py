@@ -1,11 +1,14 @@
 """Long-term memory items as the protocol returns them (memory.recall's shape)."""
-from dataclasses import dataclass
-from typing import Optional
+import json
+from dataclasses import dataclass, field
+from typing import List, Optional
 
 from ovos_memory_service.wire import iso_time
 
 KINDS = ("turn", "fact", "preference", "skill", "attribute", "summary")
 USER_FACT_KINDS = ("fact", "preference", "skill")
+# kinds learnt from turns: they carry the ids of the turns they came from
+DERIVED_KINDS = (*USER_FACT_KINDS, "attribute", "summary")
 
 
 @dataclass
@@ -20,19 +23,28 @@ class MemoryItem:
     name: Optional[str] = None
     score: float = 0.0       # relevance in 0..1, comparable across kinds and backends
     rank_score: float = 0.0  # the score the final ranking used
+    sources: List[str] = field(default_factory=list)  # derived kinds: the turns it came from
+    value: Optional[str] = None  # a fact's value ("Lisbon"), when its slot is known
+    seq: int = 0  # the row's place in the store (keyword index key)
 
     @classmethod
     def from_row(cls, row: dict, score: float = 0.0, rank_score: float = 0.0) -> "MemoryItem":
+        sources = row.get("sources")
         return cls(id=row["id"], content=row["content"], kind=row["kind"],
                    created_at=row["created_at"], session_id=row["session_id"],
                    persona_id=row["persona_id"], role=row["role"], name=row["name"],
-                   score=score, rank_score=rank_score)
+                   score=score, rank_score=rank_score,
+                   sources=json.loads(sources) if sources else [], value=row.get("value"),
+                   seq=row.get("seq") or 0)
 
     def to_wire(self) -> dict:
-        return {"id": self.id, "content": self.content, "kind": self.kind,
+        wire = {"id": self.id, "content": self.content, "kind": self.kind,
                 "score": round(self.score, 6), "rank_score": round(self.rank_score, 6),
                 "created_at": iso_time(self.created_at), "session_id": self.session_id,
                 "persona_id": self.persona_id or None}
+        if self.kind in DERIVED_KINDS:
+            wire["sources"] = list(self.sources)
+        return wire
 
     @property
     def speaker(self) -> str:

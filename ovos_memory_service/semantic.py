@@ -41,6 +41,8 @@ class SemanticIndex(QueueWorker):
         self.embedded = 0  # vectors written since the start
         self._since_compact = 0
         self._last_compact = time.monotonic()
+        self._queries = {}  # the latest query texts and their embeddings, oldest first
+        self._queries_lock = threading.Lock()
 
     # ------------------------------------------------------------ the queue
     def work_once(self) -> bool:
@@ -84,8 +86,23 @@ class SemanticIndex(QueueWorker):
 
     # ---------------------------------------------------------------- reads
     def search(self, user_id: str, text: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
-        vector = self.embedder.embed_query(text)
-        return self.vectors.search(np.asarray(vector, dtype=np.float32), user_id, min_seq, limit)
+        return self.vectors.search(self.query_vector(text), user_id, min_seq, limit)
+
+    def similarities(self, user_id: str, text: str, ids) -> dict:
+        """id -> cosine similarity of ``text`` and each of ``ids`` that has a vector."""
+        return self.vectors.similarities(self.query_vector(text), user_id, ids)
+
+    def query_vector(self, text: str) -> np.ndarray:
+        """A query's embedding; a recall and its relevance scores embed it once."""
+        with self._queries_lock:
+            if text in self._queries:
+                return self._queries[text]
+        vector = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > 32:
+                self._queries.pop(next(iter(self._queries)))
+        return vector
 
     # --------------------------------------------------------------- writes
     def forget(self, ids):

@@ -106,6 +106,16 @@ class VectorIndex:
         order = np.argsort(-similarity)[:limit]
         return [(cached["id"][candidates[i]], float(similarity[i])) for i in order]
 
+    def similarities(self, vector: np.ndarray, user_id: str, ids: Sequence[str]) -> dict:
+        """id -> cosine similarity, for those of ``ids`` that have a vector of the user."""
+        cached = self._user_vectors(user_id)
+        wanted = set(ids)
+        rows = [i for i, memory_id in enumerate(cached["id"]) if memory_id in wanted]
+        if not rows:
+            return {}
+        similarity = cached["vector"][rows] @ vector
+        return {cached["id"][i]: float(s) for i, s in zip(rows, similarity)}
+
     def count(self) -> int:
         return self.table.count_rows()
 
