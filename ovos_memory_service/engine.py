@@ -200,8 +200,15 @@ class MemoryEngine:
                     "AND session_id = ? AND request_id = ?",
                     [scope.user_id, scope.persona_key, scope.session_id, request_id]).fetchone()
                 if row:
+                    # a retry: answer with what of it is still kept; turns the
+                    # user forgot since are not stored again, and not claimed
                     ids = json.loads(row[0])
-                    return {"stored": len(ids), "ids": ids}
+                    kept = {r[0] for r in self.db.execute(
+                        "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))", [row[0]])}
+                    reply = {"stored": len(kept), "ids": [i for i in ids if i in kept]}
+                    if len(kept) < len(ids):
+                        reply["forgotten"] = len(ids) - len(kept)
+                    return reply
             now = time.time()
             times = [m.created_at if m.created_at is not None else now for m in messages]
             with self.db.atomic():

@@ -75,3 +75,43 @@ def test_builds_merge_consecutive_user_turns_and_never_dangle(engine, module):
     built = engine.build_context(sc, "are you there?").messages
     assert_alternates(built, "are you there?")
     assert history_part(built)[-1] == ("assistant", "timer set for ten minutes")
+
+
+# ---------------------------------------------------------------- retries over the real bus
+def update(stack, session, request_id, *messages):
+    return stack.ok("memory.history.update", {"messages": list(messages), "request_id": request_id},
+                    session_id=session)
+
+
+def history(stack, session):
+    return [(m["role"], m["content"]) for m in stack.ok("memory.history.get", {}, session_id=session)["messages"]]
+
+
+def test_a_retry_of_a_kept_update_answers_its_ids_and_stores_nothing_new(stack):
+    first = update(stack, "retry-kept", "r-1", user("remind me to water the plants"), assistant("will do"))
+    again = update(stack, "retry-kept", "r-1", user("remind me to water the plants"), assistant("will do"))
+    assert (again["stored"], again["ids"]) == (2, first["ids"]) and "forgotten" not in again
+    assert history(stack, "retry-kept") == [("user", "remind me to water the plants"), ("assistant", "will do")]
+
+
+def test_a_retry_after_its_turns_were_forgotten_neither_resurrects_nor_claims_them(stack):
+    session = "retry-forgotten"
+    first = update(stack, session, "r-1", user("my locker code is 4417"), assistant("noted"))
+    assert stack.ok("memory.forget", {"ids": first["ids"]}, session_id=session)["forgotten"] == 2
+    again = update(stack, session, "r-1", user("my locker code is 4417"), assistant("noted"))
+    assert (again["stored"], again["ids"], again["forgotten"]) == (0, [], 2)
+    assert history(stack, session) == []
+    assert stack.ok("memory.recall", {"query": "locker code 4417", "threshold": 0},
+                    session_id=session)["memories"] == []
+
+
+def test_a_retry_after_part_of_it_was_forgotten_answers_what_is_left(stack):
+    session = "retry-partly"
+    first = update(stack, session, "r-1", user("I hate my neighbour"), assistant("that sounds hard"))
+    stack.ok("memory.forget", {"ids": first["ids"][:1]}, session_id=session)
+    again = update(stack, session, "r-1", user("I hate my neighbour"), assistant("that sounds hard"))
+    assert (again["stored"], again["ids"], again["forgotten"]) == (1, first["ids"][1:], 1)
+    assert [content for _, content in history(stack, session)] == ["that sounds hard"]
+    # a new request with the same words is a new turn, stored again
+    fresh = update(stack, session, "r-2", user("I hate my neighbour"))
+    assert fresh["stored"] == 1 and fresh["ids"][0] not in first["ids"]
