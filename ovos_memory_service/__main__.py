@@ -6,11 +6,14 @@ import threading
 
 from ovos_utils.log import LOG, init_service_logger
 
+from ovos_memory_service import privacy
 from ovos_memory_service.service import MemoryService, _log_error, _log_ready, _log_stopping
 
 
 def main(ready_hook=_log_ready, error_hook=_log_error, stopping_hook=_log_stopping):
     init_service_logger("memory")
+    for name, value in privacy.opted_in().items():
+        LOG.warning(f"{name}={value} in the environment: that library's telemetry may be on")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
