@@ -46,8 +46,10 @@ DEFAULTS = {
     "share_facts_across_personas": True,
     # Memori's manual recall settings
     "recall_facts_limit": 5,
-    "recall_relevance_threshold": 0.1,
+    "recall_relevance_threshold": 0.5,
     "recall_embeddings_limit": 1000,
+    # forgetting by query takes only what is clearly about it
+    "forget_relevance_threshold": 0.8,
     # protection against overload: requests beyond this many in flight get "unavailable"
     "max_pending_requests": 64,
     # semantic recall: fastembed model (env OVOS_MEMORY_EMBEDDINGS_MODEL wins), an optional
@@ -63,6 +65,7 @@ NUMBER_LIMITS = {
     "session_timeout_minutes": (0.01, 60 * 24 * 365),
     "recall_facts_limit": (1, 50),
     "recall_relevance_threshold": (0.0, 1.0),
+    "forget_relevance_threshold": (0.0, 1.0),
     "recall_embeddings_limit": (1, 1_000_000),
     "max_pending_requests": (1, 100_000),
     "vector_compact_minutes": (0.01, 60 * 24),

@@ -341,8 +341,7 @@ class MemoryEngine:
         backend = self.backend(scope.persona_id)
         if not can_recall(backend):
             backend = self.default_backend()
-        hits = backend.recall(scope, query, [], [], limit=limit, where=where, kinds=kinds)
-        return [h for h in hits if h.score >= threshold]
+        return backend.relevant(scope, query, limit, threshold, where, kinds)
 
     def default_backend(self) -> Backend:
         """The default configuration's backend, for personas that cannot recall."""
@@ -395,8 +394,11 @@ class MemoryEngine:
                everything: bool = False, where: str = "user", dry_run: bool = False,
                kinds: Sequence[str] = KINDS, limit: Optional[int] = None,
                threshold: Optional[float] = None) -> List[MemoryItem]:
-        """Forget memories of the scope; returns what was (or would be) forgotten."""
+        """Forget memories of the scope; returns what was (or would be) forgotten.
+        By ``query``: only what is clearly about it (``forget_relevance_threshold``)."""
         if query is not None:  # recall runs its members without holding the lock
+            if threshold is None:
+                threshold = self.config["forget_relevance_threshold"]
             targets = self.recall(scope, query, limit, threshold, kinds, where)
         with self.lock:
             if ids is not None:
@@ -504,6 +506,8 @@ class MemoryEngine:
                 "pending_jobs": (self._pending + self.facts.pending() + self.llm.pending()
                                  + (semantic.pending() if semantic else 0)),
                 "llm_jobs": self.llm.pending(),
+                # the last failure to read or write the store, until a write succeeds
+                "storage_error": getattr(self, "storage_error", None),
                 "last_background_error": (self.last_background_error or self.facts.last_error
                                           or self.llm.last_error or (semantic.last_error if semantic else None)),
             }

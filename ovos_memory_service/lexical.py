@@ -2,16 +2,16 @@
 
 Each turn is indexed with its speaker's name, its text, and as context the
 text of the turn before it (a reply is found by the question it answers).
-Ranking is FTS5's bm25 with the column weights below. The score reported for
-each hit is on a 0..1 scale that means the same on any corpus: the
-idf-weighted share of the query's keywords that the memory contains (a
-keyword found only in its context counts half),
+Ranking is FTS5's bm25 with the column weights below (``rank_score``, -bm25).
+Relevance evidence comes from a memory's own words only (``coverage``): the
+idf-weighted share of the query's keywords that its text contains,
 
-    score = sum(idf(t) for t in query if t in memory) / sum(idf(t) for t in query)
+    coverage = sum(idf(t) for t in query if t in memory) / sum(idf(t) for t in query)
     idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))
 
-so 1.0 means every keyword was found, and a rare keyword counts more than a
-common one. Raw bm25 (-bm25, larger is better) is kept as ``rank_score``.
+so 1.0 means every keyword was found, a rare keyword counts more than a
+common one, and a keyword found only in the speaker's name or the turn
+before counts nothing.
 """
 import json
 import math
@@ -26,8 +26,7 @@ from ovos_memory_service.resources import stop_words
 TOKEN = re.compile(r"\w+", re.UNICODE)
 # bm25 weights of the name, content and context columns
 WEIGHTS = (0.5, 1.0, 0.4)
-# a keyword found only in the context counts this much toward the score
-CONTEXT_CREDIT = 0.5
+OWN_WORDS = "{content} : "  # an FTS5 column filter: neither the speaker nor the context
 
 
 def keywords(text: str, lang: str) -> List[str]:
@@ -71,29 +70,26 @@ def search(db: Database, text: str, lang: str, visible_sql: str, visible_args: l
     rows = db.execute_returning_dicts(
         sql, [match_expression(words), *visible_args, json.dumps(list(exclude_ids)),
               exclude_content.strip(), limit])
-    coverage = _coverage(db, words, [r["seq"] for r in rows])
-    return [MemoryItem.from_row(r, score=coverage[r["seq"]], rank_score=r["relevance"])
+    found = coverage(db, words, [r["seq"] for r in rows])
+    return [MemoryItem.from_row(r, score=found[r["seq"]], rank_score=r["relevance"])
             for r in rows]
 
 
-def _coverage(db: Database, words: Sequence[str], seqs: List[int]) -> dict:
-    """idf-weighted share of ``words`` found in each of ``seqs`` (see module doc)."""
-    if not seqs:
-        return {}
-    total_docs = db.execute("SELECT count(*) FROM memories").fetchone()[0]
+def coverage(db: Database, words: Sequence[str], seqs: Sequence[int]) -> dict:
+    """seq -> idf-weighted share of ``words`` in that memory's own text
+    (see the module doc); two small FTS5 queries per word."""
     found = {seq: 0.0 for seq in seqs}
+    if not found or not words:
+        return found
+    total_docs = db.execute("SELECT count(*) FROM memories").fetchone()[0]
+    wanted = json.dumps(list(found))
     idf_sum = 0.0
-    # a word's whole match list, intersected here: FTS5 is slow with "rowid IN (...)"
-    matching = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
     for word in words:
-        in_memory = {r[0] for r in db.execute(matching, ["{name content} : " + quote(word)])}
-        in_context = {r[0] for r in db.execute(matching, ["{context} : " + quote(word)])}
-        n = len(in_memory)
+        expression = OWN_WORDS + quote(word)
+        n = db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", [expression]).fetchone()[0]
         idf = math.log(1 + (total_docs - n + 0.5) / (n + 0.5))
         idf_sum += idf
-        for seq in found:
-            if seq in in_memory:
-                found[seq] += idf
-            elif seq in in_context:
-                found[seq] += CONTEXT_CREDIT * idf
+        for (seq,) in db.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                                 "AND rowid IN (SELECT value FROM json_each(?))", [expression, wanted]):
+            found[seq] += idf
     return {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()}

@@ -11,18 +11,19 @@ from ovos_memory_service import lexical, summaries
 from ovos_memory_service.errors import Unavailable
 from ovos_memory_service.history import live_conversation, live_window
 from ovos_memory_service.items import MemoryItem
-from ovos_memory_service.memories import visible
+from ovos_memory_service.memories import normalized, visible
+from ovos_memory_service.relevance import Evidence, relevance
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.wire import ChatMessage
 
 
-# cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about
-# 0.1-0.2): a relevance of 0 there makes semantic scores comparable with keyword ones
+# cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
 UNRELATED_SIMILARITY = 0.2
 
 
-def relevance(similarity: float) -> float:
-    """Cosine similarity on the 0..1 relevance scale: 0 for unrelated, 1 for the same."""
+def cosine_relevance(similarity: float) -> float:
+    """Cosine similarity on a 0..1 scale, 0 for unrelated and 1 for the same: the
+    semantic member's own evidence (fusion, its ``min_score``), not ``score``."""
     return min(1.0, max(0.0, (similarity - UNRELATED_SIMILARITY) / (1 - UNRELATED_SIMILARITY)))
 
 
@@ -65,6 +66,27 @@ class StoreReader:
                 item = MemoryItem.from_row(row[0], score=row[0]["confidence"] or 1.0,
                                            rank_score=row[0]["confidence"] or 1.0)
         return item, rows
+
+    def score(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[MemoryItem]:
+        """Set every item's ``score`` to its calibrated relevance to ``query``
+        (relevance.py); returns the items."""
+        for item, evidence in zip(items, self.evidence(scope, query, items)):
+            item.score = relevance(evidence)
+        return items
+
+    def evidence(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[Evidence]:
+        """What each item's own words and meaning say about ``query``."""
+        if not items:
+            return []
+        with self.lock:
+            coverage = lexical.coverage(self.db, lexical.keywords(query, scope.lang), [i.seq for i in items])
+        semantic, similarity = self.semantic, {}
+        if semantic is not None:
+            similarity = semantic.similarities(scope.user_id, query, [i.id for i in items])
+        said = normalized(query)
+        return [Evidence(similarity.get(item.id), coverage.get(item.seq, 0.0),
+                         normalized(item.content) == said or (item.value is not None and normalized(item.value) == said))
+                for item in items]
 
     def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False):
         return visible(scope, kinds, where, share_turns=self.config["share_turns_across_personas"],
@@ -135,7 +157,7 @@ class StoreReader:
                 "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?))",
                 [*args, json.dumps(list(similarity)), json.dumps(list(exclude_ids)),
                  exclude_content.strip()])
-        items = [MemoryItem.from_row(r, score=relevance(similarity[r["id"]]), rank_score=similarity[r["id"]])
+        items = [MemoryItem.from_row(r, score=cosine_relevance(similarity[r["id"]]), rank_score=similarity[r["id"]])
                  for r in rows]
         items.sort(key=lambda item: item.rank_score, reverse=True)
         return items[:limit]

@@ -83,7 +83,7 @@ def test_every_fusion_mode_builds(make_engine, fusion):
 
 
 def test_composite_min_score_applies(make_engine):
-    engine = composite(make_engine, members=[LEXICAL], min_score=0.99)
+    engine = composite(make_engine, members=[LEXICAL], min_score=0.9)
     fill(engine, scope(session="old"))
     assert [m.content for m in engine.build_context(scope(session="new"), "dog hospital").memories] == []
     assert engine.build_context(scope(session="new"), "dog beach").memories

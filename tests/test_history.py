@@ -113,7 +113,7 @@ def test_imported_messages_keep_their_time_and_name(engine):
     sc = scope()
     store(engine, sc, user("I adopted a puppy", name="Caroline", created_at="2023-05-08T13:56:00Z"),
           assistant("congratulations", name="Melanie", created_at="2023-05-08T13:57:00"))
-    items = engine.recall(sc, "puppy")
+    items = engine.recall(sc, "puppy", kinds=["turn"])
     assert items[0].to_wire()["created_at"].startswith("2023-05-08T13:56:00")
     assert items[0].name == "Caroline"
 

@@ -19,6 +19,7 @@ from ovos_memory_service.fusion import FUSIONS, fuse
 from ovos_memory_service.history import trim_window
 from ovos_memory_service.inject import InjectSettings, assemble, render_context, tool_call_id
 from ovos_memory_service.items import KINDS, MemoryItem
+from ovos_memory_service.relevance import most_relevant
 
 # shared by every composite; members of nested composites run here too
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memory-member")
@@ -115,37 +116,56 @@ class CompositeBackend(Backend):
                 results.append(future.result())
         return results
 
-    def recall(self, scope, utterance: str, raw_window, window, limit: int = 0, where: str = "",
-               kinds: Sequence[str] = ()) -> List[MemoryItem]:
-        limit = limit or self.max_num_results
+    def _fused(self, scope, utterance: str, raw_window, window, limit: int, where: str,
+               kinds: Sequence[str], exclude_content: str) -> List[MemoryItem]:
+        """The members' candidates side by side, fused, neighbours lifted and
+        focused, best ``rank_score`` first (not yet scored)."""
         fetch = max(self.member_fetch_k, limit)
-        calls = [(m, (lambda m=m: m.recall(scope, utterance, raw_window, window, fetch, where, kinds)))
+        calls = [(m, (lambda m=m: m.candidates(scope, utterance, raw_window, window, fetch, where, kinds,
+                                               exclude_content)))
                  for m, _ in self.retrievers]
         results = self._run(calls, "recall")
         lists = [r for r in results if r is not None]
         weights = [w for (_, w), r in zip(self.retrievers, results) if r is not None]
         hits = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup)
         if self.neighbor_weight and hits:
-            hits = self._lift_neighbors(scope, hits, raw_window, utterance, where, kinds)
-        hits = focus(hits, utterance, scope.lang, time.time(), self.speaker_boost,
+            hits = self._lift_neighbors(scope, hits, raw_window, exclude_content, where, kinds)
+        return focus(hits, utterance, scope.lang, time.time(), self.speaker_boost,
                      self.time_boost, self.time_scale_days)
+
+    def candidates(self, scope, utterance: str, raw_window, window, limit: int = 0, where: str = "",
+                   kinds: Sequence[str] = (), exclude_content: str = "") -> List[MemoryItem]:
+        """The best fused hits, scored, above ``min_score`` (a calibrated relevance here)."""
+        limit = limit or self.max_num_results
+        hits = self._fused(scope, utterance, raw_window, window, limit, where, kinds, exclude_content)
+        hits = self.reader.score(scope, utterance, hits[:2 * limit])
         if self.min_score is not None:
             hits = [h for h in hits if h.score >= self.min_score]
         return hits[:limit]
 
-    def _lift_neighbors(self, scope, hits, raw_window, utterance, where, kinds):
-        """Add ``neighbor_weight`` x a hit's fused score to the turns beside it
-        (a turn only found this way gets that share of the hit's relevance)."""
+    def recall(self, scope, utterance: str, raw_window, window, limit: int = 0, where: str = "",
+               kinds: Sequence[str] = ()) -> List[MemoryItem]:
+        return self.candidates(scope, utterance, raw_window, window, limit, where, kinds, utterance)
+
+    def relevant(self, scope, query: str, limit: int, threshold: float, where: str = "",
+                 kinds: Sequence[str] = ()) -> List[MemoryItem]:
+        """``memory.recall``: every fused candidate scored, those of at least
+        ``threshold`` (and ``min_score``) relevance, most relevant first."""
+        hits = self.reader.score(scope, query, self._fused(scope, query, [], [], limit, where, kinds, ""))
+        return most_relevant(hits, max(threshold, self.min_score or 0.0))[:limit]
+
+    def _lift_neighbors(self, scope, hits, raw_window, exclude_content, where, kinds):
+        """Add ``neighbor_weight`` x a hit's fused score to the rank of the turns
+        beside it (their relevance is their own, scored later)."""
         adjacent = self.reader.adjacent_turns(
             scope, [h.id for h in hits], kinds or KINDS, where or "user",
-            [t.id for t in raw_window], utterance)
+            [t.id for t in raw_window], exclude_content)
         items = {h.id: h for h in hits}
         gain = {}
         for hit in hits:
             for turn in adjacent.get(hit.id, []):
                 gain[turn.id] = gain.get(turn.id, 0.0) + self.neighbor_weight * hit.rank_score
-                item = items.setdefault(turn.id, replace(turn, score=0.0, rank_score=0.0))
-                item.score = max(item.score, self.neighbor_weight * hit.score)
+                items.setdefault(turn.id, replace(turn, score=0.0, rank_score=0.0))
         for memory_id, extra in gain.items():
             items[memory_id].rank_score += extra
         return sorted(items.values(), key=lambda item: item.rank_score, reverse=True)

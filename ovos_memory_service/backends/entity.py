@@ -48,7 +48,7 @@ class EntityBackend(Backend):
         return self.reader.current_facts(scope, self.block_kinds, self.max_facts)
 
     def build(self, scope, utterance, now):
-        facts = self.facts(scope)
+        facts = self.reader.score(scope, utterance, self.facts(scope))
         block = [ChatMessage("system", self.facts_header + "\n" + "\n".join(f"- {f.content}" for f in facts))
                  ] if facts else []
         return Context(assemble(self.settings, [], utterance, extra_system=block), facts)

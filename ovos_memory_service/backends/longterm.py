@@ -53,4 +53,4 @@ class LongtermBackend(Backend):
             parts.append(f"{SUMMARY_HEADER}\n{summary.content}")
         messages = [ChatMessage("system", "\n\n".join(parts))] if parts else []
         messages += trim_window(turns) + [ChatMessage("user", utterance.strip())]
-        return Context(messages, [summary] if summary is not None else [])
+        return Context(messages, self.reader.score(scope, utterance, [summary] if summary is not None else []))

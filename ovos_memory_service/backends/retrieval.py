@@ -9,9 +9,11 @@ from ovos_memory_service.backends.base import Backend, Context, int_key, optiona
 from ovos_memory_service.history import trim_window
 from ovos_memory_service.inject import InjectSettings, assemble, render_context, tool_call_id
 from ovos_memory_service.items import KINDS, MemoryItem
+from ovos_memory_service.relevance import most_relevant
 from ovos_memory_service.scope import Scope
 
 QUERY_MODES = ("utterance", "history")
+RELEVANT_FETCH = 20  # candidates scored for a memory.recall, at least
 SCOPES = {"global": "user", "session": "session"}
 
 
@@ -57,17 +59,30 @@ class RetrievalBackend(Backend):
         earlier = [t.content for t in history if t.role == "user"][-self.query_history_turns:]
         return " ".join([*earlier, utterance])
 
-    def recall(self, scope: Scope, utterance: str, raw_window, window, limit: int = 0,
-               where: str = "", kinds: Sequence[str] = ()) -> List[MemoryItem]:
-        """What to inject: the best hits above ``min_score``, neither from the
-        live window nor the utterance itself."""
+    def candidates(self, scope: Scope, utterance: str, raw_window, window, limit: int = 0,
+                   where: str = "", kinds: Sequence[str] = (), exclude_content: str = "") -> List[MemoryItem]:
+        """This retriever's best hits, above its ``min_score`` (on its own
+        evidence: keyword coverage, or similarity), never from the live
+        window; ``exclude_content`` is the stored copy of a build's utterance."""
         limit = limit or self.max_num_results
         hits = self.search(scope, self.query_text(utterance, window), limit,
                            where=where or self.where, kinds=kinds or self.kinds,
-                           exclude_ids=[t.id for t in raw_window], exclude_content=utterance)
+                           exclude_ids=[t.id for t in raw_window], exclude_content=exclude_content)
         if self.min_score is not None:
             hits = [h for h in hits if h.score >= self.min_score]
         return hits[:limit]
+
+    def recall(self, scope: Scope, utterance: str, raw_window, window, limit: int = 0,
+               where: str = "", kinds: Sequence[str] = ()) -> List[MemoryItem]:
+        """What a build injects: the best hits, with their relevance."""
+        hits = self.candidates(scope, utterance, raw_window, window, limit, where, kinds, utterance)
+        return self.reader.score(scope, utterance, hits)
+
+    def relevant(self, scope: Scope, query: str, limit: int, threshold: float, where: str = "",
+                 kinds: Sequence[str] = ()) -> List[MemoryItem]:
+        """``memory.recall``: hits of at least ``threshold`` relevance, most relevant first."""
+        hits = self.candidates(scope, query, [], [], max(2 * limit, RELEVANT_FETCH), where, kinds)
+        return most_relevant(self.reader.score(scope, query, hits), threshold)[:limit]
 
     def context_blocks(self, scope, utterance, now):
         return [], []  # a retriever contributes through recall, not blocks

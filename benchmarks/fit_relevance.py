@@ -1,0 +1,99 @@
+"""Fit the calibrated relevance of ovos_memory_service/relevance.py on the
+development split of the labelled relevance set (benchmarks/relevance/).
+
+Every scenario is stored for a user of its own through the service's write
+path (turns, then the facts the rules learn from them). For every query and
+every memory of its scenario, the service's own evidence (similarity, keyword
+coverage, exact) is paired with the person's judgement: a turn as labelled,
+a derived memory (a fact) relevant when one of its source turns is. Two
+logistic regressions are fitted by Newton's method: with similarity and
+coverage, and with coverage alone (memories without a vector). It prints the
+weights to write into relevance.py, and the log loss and Brier score of the
+fitted and of the current weights on both splits.
+
+    python benchmarks/fit_relevance.py [--data benchmarks/relevance]
+"""
+import argparse
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from benchmarks.relevance_data import judged, load_sets, open_engine, store_scenarios  # noqa: E402
+from ovos_memory_service import relevance  # noqa: E402
+from ovos_memory_service.items import KINDS  # noqa: E402
+
+
+def pairs(engine, stored):
+    """(split, evidence, label) for every query and memory of every scenario."""
+    out = []
+    for scenario in stored:
+        items = engine.list(scenario.scope, KINDS, 10_000, 0, "all")[0]
+        for query in scenario.queries:
+            evidence = engine.reader.evidence(scenario.scope, query["query"], items)
+            for item, ev in zip(items, evidence):
+                out.append((scenario.split, ev, judged(item, scenario.relevant_ids(query))))
+    return out
+
+
+def design(rows, with_meaning: bool):
+    x = [[1.0, ev.similarity, ev.coverage] if with_meaning else [1.0, ev.coverage] for ev, _ in rows]
+    return np.asarray(x, dtype=float), np.asarray([label for _, label in rows], dtype=float)
+
+
+def fit_logistic(x, y, ridge=1e-3, steps=50):
+    """Maximum likelihood (a little ridge for stability), Newton's method."""
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-np.clip(x @ w, -60, 60)))
+        gradient = x.T @ (p - y) + ridge * w
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w))
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
+def losses(rows, score):
+    eps = 1e-9
+    log_loss = brier = 0.0
+    for ev, label in rows:
+        p = min(1 - eps, max(eps, score(ev)))
+        log_loss -= label * math.log(p) + (1 - label) * math.log(1 - p)
+        brier += (p - label) ** 2
+    return log_loss / max(1, len(rows)), brier / max(1, len(rows))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=os.path.join(ROOT, "benchmarks", "relevance"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = open_engine(tmp)
+        try:
+            found = pairs(engine, store_scenarios(engine, load_sets(args.data)))
+        finally:
+            engine.close()
+    rows = {split: [(ev, label) for s, ev, label in found if s == split and not ev.exact] for split in ("dev", "test")}
+    print(f"pairs: dev {len(rows['dev'])}, test {len(rows['test'])} (exact matches left out: they score 1)")
+    with_vectors = [(ev, y) for ev, y in rows["dev"] if ev.similarity is not None]
+    meaning = fit_logistic(*design(with_vectors, True))
+    keywords = fit_logistic(*design(rows["dev"], False))
+    print(f"WITH_MEANING = ({meaning[0]:.2f}, {meaning[1]:.2f}, {meaning[2]:.2f})")
+    print(f"KEYWORDS_ONLY = ({keywords[0]:.2f}, {keywords[1]:.2f})")
+    for name, score in (("current", relevance.relevance),
+                        ("fitted", lambda ev: relevance.relevance(ev, meaning, keywords))):
+        for split in ("dev", "test"):
+            log_loss, brier = losses(rows[split], score)
+            print(f"{name:8} {split:5} log loss {log_loss:.4f}  Brier {brier:.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Calibrated relevance: how likely a person would say a memory is about a query.
+
+Every recalled item's ``score`` comes from here, whichever backend found it:
+the evidence is the memory's own text only (never the turn before it, never a
+neighbouring turn, which may still raise ``rank_score``):
+
+- ``similarity``: cosine of the query's and the memory's embeddings (None when
+  the memory has no vector yet, or semantic recall is off);
+- ``coverage``: the idf-weighted share of the query's keywords that the
+  memory's own words contain (lexical.py);
+- ``exact``: the memory says exactly the query (case, spacing and closing
+  punctuation aside), or the query is exactly a fact's value ("lisbon").
+
+An exact match scores 1. Otherwise the score is a logistic model of the two
+numbers, fitted on the development split of the labelled relevance set in
+benchmarks/relevance/ (``python benchmarks/relevance.py --fit``); a second
+model serves memories without a vector. The fitted weights are below.
+"""
+import math
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+# logistic weights: (intercept, similarity, coverage) and (intercept, coverage)
+WITH_MEANING = (-4.49, 4.91, 5.23)
+KEYWORDS_ONLY = (-3.12, 6.99)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    similarity: Optional[float]
+    coverage: float
+    exact: bool = False
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def relevance(evidence: Evidence, with_meaning: Sequence[float] = WITH_MEANING,
+              keywords_only: Sequence[float] = KEYWORDS_ONLY) -> float:
+    """The calibrated relevance of one memory, in 0..1."""
+    if evidence.exact:
+        return 1.0
+    if evidence.similarity is None:
+        b0, b_cov = keywords_only
+        return _sigmoid(b0 + b_cov * evidence.coverage)
+    b0, b_sim, b_cov = with_meaning
+    return _sigmoid(b0 + b_sim * evidence.similarity + b_cov * evidence.coverage)
+
+
+def most_relevant(items: List, threshold: float) -> List:
+    """Items of at least ``threshold`` relevance, most relevant first (the
+    fused ranking breaks ties)."""
+    kept = [item for item in items if item.score >= threshold]
+    return sorted(kept, key=lambda item: (item.score, item.rank_score), reverse=True)
