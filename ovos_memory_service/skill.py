@@ -6,12 +6,15 @@ Every command acts on the speaking user's memories in every persona
 The skill's own lines, and the commands it answers, are kept out of memory:
 a persona that records every spoken line would otherwise store them.
 """
+import re
 import threading
-from functools import wraps
-from typing import List, Optional
+import time
+from functools import lru_cache, wraps
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ovos_bus_client.message import Message, dig_for_message
 from ovos_bus_client.session import SessionManager
+from ovos_number_parser import extract_number
 from ovos_utils import classproperty
 from ovos_utils.log import LOG
 from ovos_utils.process_utils import RuntimeRequirements
@@ -21,15 +24,18 @@ from ovos_yes_no_solver import YesNoSolver
 
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, NotFound
 from ovos_memory_service.items import KINDS, USER_FACT_KINDS, MemoryItem
-from ovos_memory_service.resources import locale_dir
+from ovos_memory_service.resources import locale_dir, match_lang, read_list
 from ovos_memory_service.scope import Scope, resolve_scope
 
 SKILL_ID = "ovos-memory-service.openvoiceos"
 EVERYWHERE = "all"          # every persona of the speaking user
-SPOKEN_ITEMS = 3            # a long list is read as its first few, then a count
+# memory_service.voice settings and their defaults
+SPOKEN_ITEMS = 3            # spoken_items: a list is read whole up to this many, else counted
+FORGET_LIMIT = 20           # forget_limit: "forget <topic>" finds at most this many
 MAX_WORDS_PER_ITEM = 20     # a long memory is cut short when read aloud
-FORGET_LIMIT = 20           # "forget <topic>" finds at most this many (then reads them back)
 SPEECH_TIMEOUT = 15         # seconds to wait for a question to be spoken
+COUNT_KEPT_S = 300          # "forget all N ..." acts on a count said this recently
+SLOT = "memoryslot{}x"      # stand-in for a dialog's data while the template is rendered
 RECALLED_KINDS = tuple(k for k in KINDS if k != "attribute")  # attributes are the persona's
 
 
@@ -43,6 +49,57 @@ def answers_errors(handler):
             LOG.exception(f"{handler.__name__} failed")
             self.speak_dialog("memory.error")
     return wrapper
+
+
+class Counted(NamedTuple):
+    """What "forget <topic>" counted aloud without reading it: "forget all N
+    about <topic>" forgets exactly these ids."""
+    topic: str
+    ids: List[str]
+    until: float
+
+    def matches(self, topic: str, count: Optional[float]) -> bool:
+        return same_topic(self.topic, topic) and count == len(self.ids) and time.monotonic() < self.until
+
+
+def same_topic(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
+def spoken_number(text: str, lang: str) -> Optional[float]:
+    """A number as STT writes it ("4", "four", "vier"); None if there is none."""
+    try:
+        number = extract_number(text or "", lang=lang.split("-")[0])
+    except Exception:  # a language the parser does not know
+        LOG.debug("no number understood", exc_info=True)
+        return None
+    return None if number is False or number is None else number
+
+
+@lru_cache(maxsize=8)
+def forget_all_phrasings(lang: str) -> Tuple[re.Pattern, ...]:
+    """The phrasings of "forget all {count} ... {topic}" as patterns. Intent
+    engines cannot tell them from "forget {topic}" (padacioso scores both
+    alike), so "forget <topic>" checks its utterance against them too."""
+    folder = match_lang(lang)
+    path = locale_dir() / (folder or "") / "intents" / "forget.topic.all.intent"
+    if folder is None or not path.exists():
+        return ()
+    slots = {"count": "(?P<count>.+?)", "topic": "(?P<topic>.+)"}
+    return tuple(re.compile("".join(slots[part] if n % 2 else re.escape(part) for n, part in
+                                    enumerate(re.split(r"{(count|topic)}", line))), re.IGNORECASE)
+                 for line in read_list(path))
+
+
+def forget_all_request(utterance: str, lang: str) -> Optional[Tuple[float, str]]:
+    """(N, topic) if the utterance is a "forget all N ... <topic>", else None."""
+    text = " ".join((utterance or "").split())
+    for pattern in forget_all_phrasings(lang):
+        match = pattern.fullmatch(text)
+        count = match and spoken_number(match["count"], lang)
+        if count:
+            return count, match["topic"]
+    return None
 
 
 def spoken_item(item: MemoryItem) -> str:
@@ -64,10 +121,15 @@ class MemorySkill(OVOSSkill):
         self.engine = engine
         self.memory_config = config or {}
         self.wait_for_speech = wait_for_speech
+        self._counted: Dict[Tuple[str, str], Counted] = {}  # (user, session): the last count
         super().__init__(*args, resources_dir=str(locale_dir().parent), **kwargs)
 
     @classmethod
     def create(cls, bus, engine, config: dict) -> "MemorySkill":
+        """The skill, registered with ovos-core; first the intents that a
+        previous run of the daemon left registered (it crashed, or was
+        killed) are detached, so that each is registered once."""
+        bus.emit(Message("detach_skill", {"skill_id": SKILL_ID}, {"skill_id": SKILL_ID}))
         return cls(bus=bus, skill_id=SKILL_ID, engine=engine, config=config)
 
     @classproperty
@@ -75,6 +137,23 @@ class MemorySkill(OVOSSkill):
         return RuntimeRequirements(internet_before_load=False, network_before_load=False,
                                    requires_internet=False, requires_network=False,
                                    no_internet_fallback=True, no_network_fallback=True)
+
+    def voice_setting(self, key: str, default: int, low: int = 1, high: int = 200) -> int:
+        """``memory_service.voice.<key>``: a whole number in [low, high], else the default."""
+        value = (self.memory_config.get("voice") or {}).get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            LOG.warning(f"memory_service.voice.{key} must be a whole number in [{low}, {high}]; "
+                        f"using {default}")
+            return default
+        return value
+
+    @property
+    def spoken_items(self) -> int:
+        return self.voice_setting("spoken_items", SPOKEN_ITEMS, 1, 20)
+
+    @property
+    def forget_limit(self) -> int:
+        return self.voice_setting("forget_limit", FORGET_LIMIT, 1, 50)
 
     def default_shutdown(self):
         """Once: OVOSSkill calls it again when garbage-collected, and by then
@@ -91,6 +170,25 @@ class MemorySkill(OVOSSkill):
         context = message.context if isinstance(message.context, dict) else {}
         return resolve_scope({}, context, self.memory_config.get("users", {}),
                              self.memory_config.get("lang", ""))
+
+    def render(self, key: str, data: Optional[dict] = None) -> str:
+        """A line of the dialog ``key`` with ``data`` put in as plain text: the
+        template is rendered with stand-ins, so memory text is never read as
+        template syntax (``| [ ] ( ) { }``, markdown)."""
+        data = data or {}
+        names = list(data)
+        if self.dialog_renderer is None:
+            return key.replace(".", " ")
+        line = self.dialog_renderer.render(key, {k: SLOT.format(n) for n, k in enumerate(names)})
+        return re.sub(SLOT.format(r"(\d+)"), lambda m: str(data[names[int(m.group(1))]]), line)
+
+    def speak_dialog(self, key: str, data: Optional[dict] = None, expect_response: bool = False,
+                     wait=False, render_callback=None):
+        """As OVOSSkill's, with the data rendered as plain text (see ``render``)."""
+        utterance = self.render(key, data)
+        if render_callback is not None:
+            utterance = render_callback(utterance, self.lang)
+        self.speak(utterance, expect_response, wait, meta={"dialog": key, "data": data or {}})
 
     def speak(self, utterance: str, expect_response: bool = False, wait=False, meta=None):
         """Every line the skill says is kept out of the session's memory first.
@@ -124,12 +222,14 @@ class MemorySkill(OVOSSkill):
         return scope
 
     def summary(self, items: List[MemoryItem], total: int) -> str:
-        """The first few items, then how many more."""
-        first = [spoken_item(i) for i in items[:SPOKEN_ITEMS]]
+        """The first few items, then how many more (a listing, never a confirmation)."""
+        first = [spoken_item(i) for i in items[:self.spoken_items]]
         if total > len(first):
-            return self.dialog_renderer.render("list.more", {"list": "; ".join(first),
-                                                             "count": total - len(first)})
-        return join_word_list(first, "and", ";", self.lang)
+            return self.render("list.more", {"list": "; ".join(first), "count": total - len(first)})
+        return self.every_item(first)
+
+    def every_item(self, texts: List[str]) -> str:
+        return join_word_list(texts, "and", ";", self.lang)
 
     def confirmed(self, dialog: str, data: dict, scope: Scope) -> Optional[bool]:
         """Ask; True only for a clear yes, False for anything else, None for silence."""
@@ -152,7 +252,7 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_what_do_you_remember(self, message):
         scope = self.handled(message)
-        items, total = self.engine.list(scope, USER_FACT_KINDS, SPOKEN_ITEMS, 0, EVERYWHERE)
+        items, total = self.engine.list(scope, USER_FACT_KINDS, self.spoken_items, 0, EVERYWHERE)
         if total:
             self.speak_dialog("remembered.list", {"list": self.summary(items, total), "count": total})
             return
@@ -197,11 +297,43 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_forget_topic(self, message):
         scope, topic = self.handled(message), message.data.get("topic", "")
-        found = self.engine.forget(scope, query=topic, where=EVERYWHERE, dry_run=True, limit=FORGET_LIMIT)
+        asked = forget_all_request(message.data.get("utterance", ""), self.lang)
+        if asked:  # "forget all 4 memories about jazz" taken for "forget <topic>"
+            self.forget_counted(scope, *asked)
+        else:
+            self.forget_topic(scope, topic)
+
+    @intent_handler("forget.topic.all.intent")
+    @answers_errors
+    def handle_forget_topic_all(self, message):
+        scope, topic = self.handled(message), message.data.get("topic", "")
+        self.forget_counted(scope, spoken_number(message.data.get("count", ""), self.lang), topic)
+
+    def forget_counted(self, scope: Scope, count: Optional[float], topic: str):
+        """"forget all N memories about <topic>": exactly the N counted aloud
+        for that topic just before; anything else is counted (or read) first."""
+        counted = self._counted.pop((scope.user_id, scope.session_id), None)
+        if counted is None or not counted.matches(topic, count):
+            self.forget_topic(scope, topic)
+            return
+        self.engine.forget(scope, ids=counted.ids, where=EVERYWHERE)
+        self.speak_dialog("forget.topic.done", {"topic": topic, "count": len(counted.ids)})
+
+    def forget_topic(self, scope: Scope, topic: str):
+        """Up to ``spoken_items`` memories are read back, every one, and
+        forgotten on a yes; more are only counted, and "forget all N ..." is
+        what forgets them. Nothing is forgotten that was not read or counted."""
+        found = self.engine.forget(scope, query=topic, where=EVERYWHERE, dry_run=True,
+                                   limit=self.forget_limit)
         if not found:
             self.speak_dialog("forget.topic.none", {"topic": topic})
             return
-        data = {"topic": topic, "count": len(found), "list": self.summary(found, len(found))}
+        if len(found) > self.spoken_items:
+            self._counted[(scope.user_id, scope.session_id)] = Counted(
+                topic, [i.id for i in found], time.monotonic() + COUNT_KEPT_S)
+            self.speak_dialog("forget.topic.many", {"topic": topic, "count": len(found)})
+            return
+        data = {"topic": topic, "count": len(found), "list": self.every_item([spoken_item(i) for i in found])}
         one = ".one" if len(found) == 1 else ""
         confirmed = self.confirmed("forget.topic.confirm" + one, data, scope)
         if confirmed:  # exactly what was read back, nothing found since

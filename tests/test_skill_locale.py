@@ -6,10 +6,15 @@ from pathlib import Path
 import pytest
 from padacioso import IntentContainer
 
+from ovos_memory_service.skill import forget_all_request
+
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 SKILL = Path(__file__).resolve().parent.parent / "ovos_memory_service" / "skill.py"
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
-SAMPLES = {"topic": "the garden", "fact": "my sister lives in lisbon"}
+# padacioso scores "forget all {count} memories about {topic}" as high as "forget {topic}",
+# so either may win: the skill's "forget <topic>" hands such an utterance on (skill.py)
+HANDED_ON = {"forget.topic.all": "forget.topic"}
+SAMPLES = {"topic": "the garden", "fact": "my sister lives in lisbon", "count": "7"}
 
 
 def files(lang, folder, ext):
@@ -69,7 +74,10 @@ def test_every_example_matches_its_own_intent(lang):
         for text in lines(path):
             utterance = text.format(**SAMPLES)
             match = container.calc_intent(utterance)
-            assert match["name"] == name, (lang, utterance, match)
             assert match["conf"] >= 0.95, (lang, utterance, match)  # padatious/padacioso "high"
+            if name in HANDED_ON and match["name"] == HANDED_ON[name]:
+                assert forget_all_request(utterance, lang) == (7, SAMPLES["topic"]), (lang, utterance)
+                continue
+            assert match["name"] == name, (lang, utterance, match)
             for entity in slots(text):
                 assert match["entities"][entity] == SAMPLES[entity], (lang, utterance, match)
