@@ -13,30 +13,72 @@ class MemoryTimeout(TimeoutError):
     pass
 
 
-class ResilientBusClient(MessageBusClient):
-    """A bus client that one malformed message cannot knock offline.
+# ovos-messagebus's default max_msg_size: larger frames are skipped unread
+MAX_FRAME_BYTES = 10 * 1024 * 1024
 
-    ovos-bus-client 1.5 parses ``context.session`` of every message it
-    receives; when that is not an object it raises inside the websocket
-    callback and the client drops its connection for 5 s or more. Any local
-    client could do that to the service, so such messages are delivered anyway
-    (without session tracking), and with their data as sent even when that is
-    not an object, so that handlers can answer them with an error.
+
+class ResilientBusClient(MessageBusClient):
+    """A bus client that no frame from another local client can knock offline.
+
+    - websocket-client checks the UTF-8 of text frames in pure Python (seconds
+      for a frame of some MB) and drops the connection on invalid UTF-8, which
+      ovos-messagebus sends whenever a client sends a binary frame: here the
+      frame is decoded in on_message instead, and skipped if it is not UTF-8.
+    - frames over MAX_FRAME_BYTES, and frames that are not a JSON object with
+      a string ``type``, are skipped before any other work.
+    - ovos-bus-client 1.5 parses ``context.session`` of every message; when
+      data, context or session are not objects it raises, or reads them as
+      empty. Such messages are delivered as sent (without session tracking),
+      so that handlers can refuse them with an error.
     """
 
+    def run_forever(self):
+        self.started_running = True
+        self.client.run_forever(skip_utf8_validation=True)
+
     def on_message(self, *args):
+        frame = _frame_text(args[-1])
+        if frame is None:
+            return
         try:
-            super().on_message(*args)
-        except Exception:
+            raw = json.loads(frame)
+        except (ValueError, RecursionError):
+            LOG.warning("skipped a bus message that is not JSON")
+            return
+        if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+            LOG.warning("skipped a bus message without a type")
+            return
+        if _well_formed(raw):
             try:
-                raw = json.loads(args[-1])
-                context = raw.get("context")
-                parsed = Message(str(raw["type"]), {}, context if isinstance(context, dict) else {})
-                parsed.data = raw.get("data")
+                return super().on_message(*args[:-1], frame)
             except Exception:
-                LOG.warning("skipped an undecodable bus message")
-                return
-            self.emitter.emit(parsed.msg_type, parsed)
+                LOG.debug("a bus message ovos-bus-client cannot read; delivered as sent")
+        message = Message(raw["type"])
+        message.data = {} if raw.get("data") is None else raw["data"]
+        message.context = {} if raw.get("context") is None else raw["context"]
+        self.emitter.emit(message.msg_type, message)
+
+
+def _frame_text(frame) -> Optional[str]:
+    """A frame as text, or None (logged) if it is too large or not UTF-8."""
+    if len(frame) > MAX_FRAME_BYTES:
+        LOG.warning(f"skipped a bus message of {len(frame)} bytes (the limit is {MAX_FRAME_BYTES})")
+        return None
+    if isinstance(frame, str):
+        return frame
+    try:
+        return frame.decode("utf-8")
+    except UnicodeDecodeError:
+        LOG.warning("skipped a bus frame that is not UTF-8")
+        return None
+
+
+def _well_formed(raw: dict) -> bool:
+    """True if ovos-bus-client reads the message as sent."""
+    data, context = raw.get("data"), raw.get("context")
+    if not isinstance(data, (dict, type(None))) or not isinstance(context, (dict, type(None))):
+        return False
+    return isinstance((context or {}).get("session"), (dict, type(None)))
 
 
 class MemoryClient:

@@ -3,6 +3,8 @@
 The bus edge turns them into ``{"ok": false, "error": {"code", "message"}}``
 replies with the codes of PROTOCOL.md.
 """
+import sqlite3
+from typing import Optional
 
 
 class MemoryServiceError(Exception):
@@ -26,3 +28,27 @@ class TooLarge(MemoryServiceError):
 
 class Unavailable(MemoryServiceError):
     code = "unavailable"
+
+
+# what SQLite (or the OS) says about the store, in words a person understands
+_STORAGE_PROBLEMS = (
+    ("database or disk is full", "the memory store's disk is full; nothing was stored"),
+    ("no space left", "the memory store's disk is full; nothing was stored"),
+    ("disk i/o error", "the memory store's disk could not be read or written; nothing was stored"),
+    ("unable to open", "the memory store's files could not be opened; nothing was stored"),
+    ("readonly database", "the memory store is read-only; nothing was stored"),
+    ("read-only file system", "the memory store is read-only; nothing was stored"),
+    ("malformed", "the memory store's file is damaged; nothing was stored"),
+    ("database is locked", "the memory store is busy; nothing was stored, try again"),
+)
+
+
+def storage_unavailable(error: BaseException) -> Optional[Unavailable]:
+    """The Unavailable to answer for a storage failure, None for any other error."""
+    if not isinstance(error, (sqlite3.DatabaseError, OSError)):
+        return None
+    said = str(error).lower()
+    for words, message in _STORAGE_PROBLEMS:
+        if words in said:
+            return Unavailable(message)
+    return None

@@ -59,9 +59,11 @@ def kinds(data: dict, allowed=KINDS) -> List[str]:
 
 
 def where(data: dict) -> str:
-    value = data.get("scope", "user")
+    value = data.get("scope")
+    if value is None:
+        return "user"
     if value not in WHERE:
-        raise InvalidRequest('scope must be "user" or "session"')
+        raise InvalidRequest('scope must be "user", "session" or "all"')
     return value
 
 
@@ -164,7 +166,9 @@ def stats(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
 # ------------------------------------------------ administration (ovos-memory)
 def admin_filter(data: dict) -> dict:
     """``filter``: optional user_id, persona_id, session_id; nothing means every user."""
-    given = data.get("filter") or {}
+    given = data.get("filter")
+    if given is None:
+        return {}
     if not isinstance(given, dict) or set(given) - {"user_id", "persona_id", "session_id"}:
         raise InvalidRequest("filter may name user_id, persona_id and session_id")
     return {key: check_id(value, key) for key, value in given.items() if value is not None}

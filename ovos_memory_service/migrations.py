@@ -236,3 +236,37 @@ def m005_llm_work(db):
         DELETE FROM summaries WHERE memory_id = old.id;
     END;
     """)
+
+
+# epoch seconds of 1970-01-01 and of 2101-01-01 (UTC): the times wire.parse_time
+# accepts, written out so that this migration never changes
+_EARLIEST_S = 0.0
+_AFTER_LATEST_S = 4133980800.0
+
+
+def _repair_times(db, table: str, columns, now: float) -> int:
+    """Times a reader cannot render: before 1970 become 1970; after 2100,
+    infinite or not a number become now. Returns how many were repaired."""
+    repaired = 0
+    for column in columns:
+        repaired += db.execute(f"""
+            UPDATE {table} SET {column} = CASE
+                WHEN typeof({column}) IN ('integer', 'real') AND {column} < {_EARLIEST_S}
+                    THEN {_EARLIEST_S} ELSE ? END
+            WHERE NOT (typeof({column}) IN ('integer', 'real')
+                       AND {column} >= {_EARLIEST_S} AND {column} < {_AFTER_LATEST_S})""",
+            [now]).rowcount
+    return repaired
+
+
+@migrations()
+def m006_repair_times(db):
+    """Earlier versions accepted any ISO 8601 time (year 1, year 9999), and a
+    single such value made every read of that user fail: bring them in range."""
+    import time
+    from ovos_utils.log import LOG
+    now = time.time()
+    repaired = (_repair_times(db, "memories", ("created_at", "updated_at"), now)
+                + _repair_times(db, "conversations", ("started_at", "updated_at"), now))
+    if repaired:
+        LOG.warning(f"memory store: {repaired} stored times were out of range and were repaired")

@@ -1,4 +1,5 @@
 """Whose memory a request acts on (PROTOCOL.md, "Scope: whose memory")."""
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -6,6 +7,8 @@ from ovos_memory_service.errors import InvalidRequest
 
 DEFAULT_SESSION = "default"
 MAX_ID_LENGTH = 100
+# control characters (C0, DEL, C1) and lone surrogates
+_NOT_IN_IDS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -21,20 +24,18 @@ class Scope:
         return self.persona_id or ""
 
 
-def check_id(value, field: str) -> str:
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_ID_LENGTH:
-        raise InvalidRequest(f"{field} must be a string of 1 to {MAX_ID_LENGTH} characters")
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise InvalidRequest(f"{field} must not contain control characters")
+def check_id(value, field: str, max_length: int = MAX_ID_LENGTH) -> str:
+    if not isinstance(value, str) or not 1 <= len(value) <= max_length:
+        raise InvalidRequest(f"{field} must be a string of 1 to {max_length} characters")
+    if _NOT_IN_IDS.search(value):
+        raise InvalidRequest(f"{field} must not contain control characters or lone surrogates")
     return value
 
 
 def _pick(field: str, *candidates):
-    """The first candidate that is not None, checked as an id."""
-    for value in candidates:
-        if value is not None:
-            return check_id(value, field)
-    return None
+    """The first candidate that is not None; every one given must be a valid id."""
+    given = [check_id(value, field) for value in candidates if value is not None]
+    return given[0] if given else None
 
 
 def resolve_scope(data: dict, context: dict, users: dict, default_lang: str = "") -> Scope:

@@ -1,5 +1,6 @@
 """The bus edge: the daemon's lifecycle and one reply for every request."""
 import threading
+import time
 from typing import Callable, Optional
 
 from ovos_bus_client import Message, MessageBusClient
@@ -10,13 +11,18 @@ from ovos_memory_service import systemd
 from ovos_memory_service.client import ResilientBusClient
 from ovos_memory_service.config import build_config, read_mycroft_conf
 from ovos_memory_service.engine import MemoryEngine
-from ovos_memory_service.errors import InvalidRequest, MemoryServiceError
+from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, storage_unavailable
 from ovos_memory_service.handlers import HANDLERS
-from ovos_memory_service.scope import resolve_scope
+from ovos_memory_service.scope import Scope, check_id, resolve_scope
 from ovos_memory_service.store import StoreLocked
+from ovos_memory_service.wire import check_json, has_surrogate, iso_time, json_problem
 
 MAX_REQUEST_ID = 128
 DRAIN_TIMEOUT_S = 30
+# a success of one of these clears the last storage error memory.stats reports
+WRITES = ("memory.history.update", "memory.remember", "memory.forget", "memory.pause", "memory.resume",
+          "memory.session.new", "memory.persona.configure", "memory.admin.import",
+          "memory.admin.reindex", "memory.admin.compact")
 
 
 def _log_ready():
@@ -43,6 +49,7 @@ class MemoryService:
         self.bus = bus
         self._own_bus = bus is None
         self.engine = MemoryEngine(self.config)
+        self.engine.storage_error = None  # {"message", "at"}: shown by memory.stats
         self.status = ProcessStatus("memory", callback_map=StatusCallbackMap(
             on_ready=ready_hook, on_error=error_hook, on_stopping=stopping_hook))
         self._inflight = 0
@@ -63,6 +70,7 @@ class MemoryService:
                 LOG.info("waiting for the memory store, held by another process")
                 if stop_event is not None and stop_event.is_set():
                     return False
+        self.engine.forget_listeners.append(self._announce_forgotten)
         if self.bus is None:
             self.bus = ResilientBusClient()
             self.bus.run_in_thread()
@@ -147,39 +155,63 @@ class MemoryService:
         """Exactly one reply per request, whatever happens."""
         data = message.data if isinstance(message.data, dict) else None
         request_id = data.get("request_id") if data else None
-        reply = {}
-        if isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool):
-            reply["request_id"] = request_id
+        reply = {"request_id": request_id} if _can_echo(request_id) else {}
         if not self._enter():
             reply.update(ok=False, error={"code": "unavailable",
                                           "message": "the memory service is busy or stopping"})
             return self._reply(message, reply)
         try:
-            if data is None:
-                raise InvalidRequest("message data must be an object")
-            if request_id is not None and (not isinstance(request_id, str)
-                                           or len(request_id) > MAX_REQUEST_ID):
-                raise InvalidRequest(f"request_id must be a string of at most {MAX_REQUEST_ID} characters")
-            context = message.context if isinstance(message.context, dict) else {}
-            scope = resolve_scope(data, context, self.config["users"], self.config["lang"])
+            scope = self._checked_scope(message, data)
             reply.update(ok=True, **HANDLERS[message.msg_type](self.engine, scope, data))
+            if message.msg_type in WRITES:
+                self.engine.storage_error = None
         except MemoryServiceError as e:
             reply.update(ok=False, error={"code": e.code, "message": str(e)})
         except Exception as e:
-            LOG.exception(f"{message.msg_type} failed")
-            reply.update(ok=False, error={"code": "internal", "message": f"{type(e).__name__}"})
+            reply.update(ok=False, error=self._unexpected(message.msg_type, e))
         finally:
             self._leave()
         self._reply(message, reply)
 
+    def _checked_scope(self, message: Message, data: Optional[dict]) -> Scope:
+        """Check what every request shares, then resolve whose memory it acts on."""
+        if data is None:
+            raise InvalidRequest("message data must be an object")
+        context = {} if message.context is None else message.context
+        if not isinstance(context, dict):
+            raise InvalidRequest("message context must be an object")
+        check_json(data, "data")
+        check_json(context, "context")
+        if data.get("request_id") not in (None, ""):
+            check_id(data["request_id"], "request_id", MAX_REQUEST_ID)
+        return resolve_scope(data, context, self.config["users"], self.config["lang"])
+
+    def _unexpected(self, msg_type: str, error: Exception) -> dict:
+        """The reply's error for an exception no handler expected."""
+        unavailable = storage_unavailable(error)
+        if unavailable is None:
+            LOG.exception(f"{msg_type} failed")
+            return {"code": "internal", "message": type(error).__name__}
+        LOG.error(f"{msg_type}: storage error: {type(error).__name__}: {error}")
+        self.engine.storage_error = {"message": str(unavailable), "at": iso_time(time.time())}
+        return {"code": unavailable.code, "message": str(unavailable)}
+
     def _reply(self, message: Message, data: dict):
-        try:
-            self.bus.emit(message.response(data))
-        except Exception:
-            LOG.exception(f"could not reply to {message.msg_type}")
-            error = {"code": "internal", "message": "the reply could not be sent"}
-            fallback = {k: v for k, v in data.items() if k == "request_id"}
-            self.bus.emit(message.response({**fallback, "ok": False, "error": error}))
+        """Send the reply; without the request's context if that cannot be
+        copied, and as a bare error if the data cannot be sent."""
+        reply_type = f"{message.msg_type}.response"
+        for build in (lambda: message.response(data), lambda: Message(reply_type, data),
+                      lambda: Message(reply_type, _unsent(data))):
+            try:
+                return self.bus.emit(_sendable(build()))
+            except Exception as e:  # expected for a refused context; a lost ok reply is news
+                log = LOG.warning if data.get("ok") else LOG.debug
+                log(f"could not send a reply to {message.msg_type}: {type(e).__name__}")
+
+    def _announce_forgotten(self, user_id: str, ids: list):
+        """Tell the bus which memories are gone (ids only: other clients may cache them)."""
+        if self.bus is not None:
+            self.bus.emit(Message("memory.forgotten", {"user_id": user_id, "ids": list(ids)}))
 
     def _enter(self) -> bool:
         with self._idle:
@@ -192,3 +224,24 @@ class MemoryService:
         with self._idle:
             self._inflight -= 1
             self._idle.notify_all()
+
+
+def _can_echo(request_id) -> bool:
+    """Whether a request_id, valid or not, can go back in the reply."""
+    if isinstance(request_id, str):
+        return not has_surrogate(request_id)
+    return isinstance(request_id, (int, float)) and not isinstance(request_id, bool)
+
+
+def _sendable(message: Message) -> Message:
+    """The message, once it is known to serialize (emit would only log the failure)."""
+    message.serialize().encode("utf-8")
+    return message
+
+
+def _unsent(data: dict) -> dict:
+    """The error reply to send when ``data`` could not be sent."""
+    error = data.get("error")
+    if data.get("ok") is not False or json_problem(error) is not None:
+        error = {"code": "internal", "message": "the reply could not be sent"}
+    return {**{k: v for k, v in data.items() if k == "request_id"}, "ok": False, "error": error}

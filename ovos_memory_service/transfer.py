@@ -98,7 +98,8 @@ def check_record(record) -> dict:
         raise InvalidRequest("sources must be a list of memory ids")
     row["sources"] = json.dumps(sources) if sources is not None else None
     row["created_at"] = parse_time(record.get("created_at"))
-    row["updated_at"] = parse_time(record.get("updated_at") or record.get("created_at"))
+    updated = record.get("updated_at")
+    row["updated_at"] = row["created_at"] if updated is None else parse_time(updated, "updated_at")
     if row["kind"] == "turn" and row["conversation_id"] is None:
         raise InvalidRequest("a turn needs its conversation_id")
     return row

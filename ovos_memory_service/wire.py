@@ -8,6 +8,11 @@ from ovos_memory_service.errors import InvalidRequest, TooLarge
 ROLES = ("system", "developer", "user", "assistant", "tool")
 MAX_MESSAGES = 100
 MAX_CONTENT_BYTES = 32 * 1024
+MAX_DEPTH = 32  # nesting of a request's data or context (a Session needs 4)
+# every stored time renders in UTC: from the epoch to the end of 2100
+EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2100, 12, 31, 23, 59, 59, 999999, tzinfo=timezone.utc)
+MAX_TIME_CHARS = 64
 
 
 @dataclass
@@ -39,17 +44,52 @@ def iso_time(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def parse_time(value) -> float:
-    """ISO 8601 to epoch seconds; a time without zone is taken as UTC."""
-    if not isinstance(value, str):
-        raise InvalidRequest("created_at must be an ISO 8601 string")
+def parse_time(value, field: str = "created_at") -> float:
+    """ISO 8601 to epoch seconds (UTC); a time without zone is taken as UTC.
+    InvalidRequest unless it falls within EARLIEST..LATEST."""
+    if not isinstance(value, str) or len(value) > MAX_TIME_CHARS:
+        raise InvalidRequest(f"{field} must be an ISO 8601 string")
     try:
         when = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise InvalidRequest(f"created_at is not ISO 8601: {value[:40]!r}")
+        raise InvalidRequest(f"{field} is not ISO 8601: {value[:40]!r}")
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
+    if not EARLIEST <= when <= LATEST:  # compared in UTC, whatever the offsets
+        raise InvalidRequest(f"{field} must be a time from 1970-01-01 to 2100-12-31 (UTC)")
     return when.timestamp()
+
+
+def has_surrogate(text: str) -> bool:
+    """A lone surrogate cannot be stored in SQLite or sent on the bus."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def json_problem(value, max_depth: int = MAX_DEPTH) -> Optional[str]:
+    """What makes decoded JSON unfit to handle, or None: nesting deeper than
+    ``max_depth``, or text (a value or a key) with a lone surrogate."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            if has_surrogate(item):
+                return "text must be valid Unicode (a lone surrogate was found)"
+        elif isinstance(item, (dict, list)):
+            if depth > max_depth:
+                return f"values may nest at most {max_depth} levels deep"
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return None
+
+
+def check_json(value, where: str):
+    problem = json_problem(value)
+    if problem:
+        raise InvalidRequest(f"{where}: {problem}")
 
 
 def _tool_calls(value) -> list:
