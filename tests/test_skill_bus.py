@@ -175,6 +175,32 @@ def test_intents_are_registered_again_when_ovos_core_restarts(device):
         FIRST_ANSWER["what.do.you.remember"]]
 
 
+def padacioso_intents(device):
+    """How many times ovos-core's padacioso holds each of our intents (once per language)."""
+    from collections import Counter
+    plugin = device.intents.pipeline_plugins["ovos-padacioso-pipeline-plugin"]
+    return Counter(name for name in plugin.registered_intents if name.startswith(SKILL_ID + ":"))
+
+
+def test_after_a_crash_the_next_run_registers_each_intent_once(device):
+    import signal
+    from tests.helpers import eventually
+    stack = device.stack
+    once = {f"{SKILL_ID}:{intent}.intent": len(LANGS) for intent in INTENTS}
+    assert eventually(lambda: padacioso_intents(device) == once), padacioso_intents(device)
+    stack.stop_service(signal.SIGKILL)  # no detach_skill: ovos-core keeps the intents
+    # while the daemon is down, its commands still match and nothing answers them
+    matched = device.say("what do you remember about me", "en-us", new_user(),
+                         until=f"{SKILL_ID}:what.do.you.remember.intent")
+    assert dialogs(matched) == []
+    since = len(device.registered)
+    stack.start_service()
+    assert eventually(_registered_again(device, since))
+    assert dialogs(device.say("what do you remember about me", "en-us", new_user())) == [
+        FIRST_ANSWER["what.do.you.remember"]]
+    assert padacioso_intents(device) == once
+
+
 def test_sighup_switches_the_voice_commands_off_and_on(device):
     """Last in this module: it switches the commands off, then on again."""
     import signal
