@@ -23,6 +23,8 @@ from ovos_memory_service.items import KINDS
 console = Console()
 IMPORT_BATCH = 200
 EXPORT_PAGE = 500
+ID_PREFIX = 12  # how much of an id tables show; --id takes it (or any unique prefix)
+LIST_PAGE = 200
 
 
 class LocalStore:
@@ -92,7 +94,8 @@ def call(ctx: click.Context, msg_type: str, data: dict) -> dict:
 
 
 def scope_data(user, persona, session) -> dict:
-    data = {"user_id": user or "default"}
+    """Whose memories: every persona of the user, unless --persona or --session narrows it."""
+    data = {"user_id": user or "default", "scope": "session" if session else "user" if persona else "all"}
     if persona:
         data["persona_id"] = persona
     if session:
@@ -107,10 +110,10 @@ def emit_json(value):
 def memory_table(memories, title: str, with_score: bool = False):
     table = Table(title=title)
     for column in ("id", "kind", "created", "session", "persona", *(["score"] if with_score else []), "content"):
-        table.add_column(column, overflow="fold" if column == "content" else "ellipsis",
+        table.add_column(column, overflow="fold" if column in ("content", "id") else "ellipsis",
                          max_width=None if column == "content" else 20)
     for m in memories:
-        table.add_row(m["id"][:8], m["kind"], m["created_at"][:16].replace("T", " "), m["session_id"],
+        table.add_row(m["id"][:ID_PREFIX], m["kind"], m["created_at"][:16].replace("T", " "), m["session_id"],
                       m["persona_id"] or "-", *([f"{m['score']:.2f}"] if with_score else []),
                       m["content"])
     console.print(table)
@@ -118,7 +121,7 @@ def memory_table(memories, title: str, with_score: bool = False):
 
 scope_options = [
     click.option("--user", help="whose memories (default: the device's own user, 'default')"),
-    click.option("--persona", help="the persona namespace (default: the default persona)"),
+    click.option("--persona", help="only this persona (default: every persona of the user)"),
     click.option("--session", help="only this session"),
 ]
 
@@ -180,8 +183,7 @@ def stats(ctx, user, as_json):
 @click.pass_context
 def list_(ctx, user, persona, session, kinds, limit, offset, as_json):
     """A user's memories, newest first."""
-    data = {**scope_data(user, persona, session), "limit": limit, "offset": offset,
-            "scope": "session" if session else "user"}
+    data = {**scope_data(user, persona, session), "limit": limit, "offset": offset}
     if kinds:
         data["kinds"] = list(kinds)
     reply = call(ctx, "memory.list", data)
@@ -195,13 +197,13 @@ def list_(ctx, user, persona, session, kinds, limit, offset, as_json):
 @with_scope
 @kind_option
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 50))
-@click.option("--threshold", type=click.FloatRange(0, 1), help="minimum relevance (default 0.1)")
+@click.option("--threshold", type=click.FloatRange(0, 1),
+              help="minimum relevance (default: recall_relevance_threshold, 0.6)")
 @json_option
 @click.pass_context
 def search(ctx, query, user, persona, session, kinds, limit, threshold, as_json):
     """Recall a user's memories about QUERY, as memory.recall does."""
-    data = {**scope_data(user, persona, session), "query": query, "limit": limit,
-            "scope": "session" if session else "user"}
+    data = {**scope_data(user, persona, session), "query": query, "limit": limit}
     if kinds:
         data["kinds"] = list(kinds)
     if threshold is not None:
@@ -214,42 +216,68 @@ def search(ctx, query, user, persona, session, kinds, limit, threshold, as_json)
 
 @cli.command()
 @with_scope
-@click.option("--id", "ids", multiple=True, help="a memory id (repeatable)")
-@click.option("--query", help="what memory.recall finds for this query")
-@click.option("--all", "everything", is_flag=True, help="every memory of the user (or --session)")
+@click.option("--id", "ids", multiple=True, help="a memory id, or a unique prefix of it as tables show (repeatable)")
+@click.option("--query", help="what is clearly about this query (forget_relevance_threshold)")
+@click.option("--all", "everything", is_flag=True, help="every memory of the user (or of --persona, --session)")
 @kind_option
 @click.option("--dry-run", is_flag=True, help="show what would be forgotten, change nothing")
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @json_option
 @click.pass_context
 def forget(ctx, user, persona, session, ids, query, everything, kinds, dry_run, yes, as_json):
-    """Forget memories for real (rows, indexes, vectors and old file pages)."""
+    """Forget memories for real (rows, indexes, vectors and old file pages).
+    Shows every memory it will forget, then asks."""
     if sum(map(bool, (ids, query, everything))) != 1:
         raise click.UsageError("give exactly one of --id, --query or --all")
-    data = {**scope_data(user, persona, session), "scope": "session" if session else "user"}
-    data.update({"ids": list(ids)} if ids else {"query": query} if query else {"all": True})
+    data = scope_data(user, persona, session)
     if kinds:
         data["kinds"] = list(kinds)
+    if ids:
+        data["ids"] = resolve_ids(ctx, data, ids)
+    else:
+        data.update({"query": query} if query else {"all": True})
     preview = call(ctx, "memory.forget", {**data, "dry_run": True})
+    if not as_json:
+        memory_table(preview["memories"], f"{preview['forgotten']} memories of {data['user_id']} "
+                                          + ("would be forgotten" if dry_run or not preview["forgotten"]
+                                             else "will be forgotten"))
     if dry_run or not preview["forgotten"]:
         if as_json:
             return emit_json({"forgotten": preview["forgotten"], "ids": preview["ids"], "dry_run": True,
                               "memories": preview["memories"]})
-        return memory_table(preview["memories"], f"{preview['forgotten']} memories would be forgotten")
-    if not yes and not click.confirm(f"Forget {preview['forgotten']} memories of {data['user_id']}?"):
+        return
+    if not yes and not click.confirm(f"Forget these {preview['forgotten']} memories of {data['user_id']}?"):
         raise click.Abort()
-    if everything:
-        reply = call(ctx, "memory.forget", data)
-    else:  # exactly what was shown
-        base = {k: v for k, v in data.items() if k not in ("ids", "query")}
-        reply = {"forgotten": 0, "ids": []}
-        for start in range(0, len(preview["ids"]), 1000):
-            part = call(ctx, "memory.forget", {**base, "ids": preview["ids"][start:start + 1000]})
-            reply["forgotten"] += part["forgotten"]
-            reply["ids"] += part["ids"]
+    base = {k: v for k, v in data.items() if k not in ("ids", "query", "all")}
+    reply = {"forgotten": 0, "ids": []}
+    for start in range(0, len(preview["ids"]), 1000):  # exactly what was shown
+        part = call(ctx, "memory.forget", {**base, "ids": preview["ids"][start:start + 1000]})
+        reply["forgotten"] += part["forgotten"]
+        reply["ids"] += part["ids"]
     if as_json:
         return emit_json({"forgotten": reply["forgotten"], "ids": reply["ids"]})
     click.echo(f"forgot {reply['forgotten']} memories")
+
+
+def resolve_ids(ctx, data: dict, given) -> list:
+    """Full ids for what --id gave (whole ids or unique prefixes, as tables
+    show them) among the memories the command covers; unknown or ambiguous
+    ones are an error, so nothing is forgotten by a typo."""
+    known, offset = [], 0
+    while True:
+        page = call(ctx, "memory.list", {**data, "limit": LIST_PAGE, "offset": offset})
+        known += [m["id"] for m in page["memories"]]
+        offset += LIST_PAGE
+        if offset >= page["total"] or not page["memories"]:
+            break
+    resolved = []
+    for prefix in given:
+        matches = [i for i in known if i.startswith(prefix)]
+        if len(matches) != 1:
+            why = "no memory" if not matches else f"{len(matches)} memories"
+            raise click.ClickException(f"{why} of {data['user_id']} with an id starting {prefix!r}")
+        resolved.append(matches[0])
+    return list(dict.fromkeys(resolved))
 
 
 @cli.command()

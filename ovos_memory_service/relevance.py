@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 # logistic weights: (intercept, similarity, coverage) and (intercept, coverage)
-WITH_MEANING = (-4.49, 4.91, 5.23)
-KEYWORDS_ONLY = (-3.12, 6.99)
+WITH_MEANING = (-4.35, 3.85, 5.89)
+KEYWORDS_ONLY = (-3.21, 7.14)
 
 
 @dataclass(frozen=True)
@@ -36,15 +36,15 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def relevance(evidence: Evidence, with_meaning: Sequence[float] = WITH_MEANING,
-              keywords_only: Sequence[float] = KEYWORDS_ONLY) -> float:
-    """The calibrated relevance of one memory, in 0..1."""
+def relevance(evidence: Evidence, with_meaning: Optional[Sequence[float]] = None,
+              keywords_only: Optional[Sequence[float]] = None) -> float:
+    """The calibrated relevance of one memory, in 0..1 (other weights: for fitting)."""
     if evidence.exact:
         return 1.0
     if evidence.similarity is None:
-        b0, b_cov = keywords_only
+        b0, b_cov = keywords_only or KEYWORDS_ONLY
         return _sigmoid(b0 + b_cov * evidence.coverage)
-    b0, b_sim, b_cov = with_meaning
+    b0, b_sim, b_cov = with_meaning or WITH_MEANING
     return _sigmoid(b0 + b_sim * evidence.similarity + b_cov * evidence.coverage)
 
 

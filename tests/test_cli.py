@@ -182,11 +182,18 @@ def test_with_the_daemon_running_commands_go_over_the_bus(fresh_stack, tmp_path)
 
 
 def test_the_daemon_waits_while_the_command_line_holds_the_store(fresh_stack):
+    import os
     s = fresh_stack
-    held = lock_store(str(s.data_dir), timeout=0)
+    held = lock_store(str(s.data_dir), timeout=0)  # as ovos-memory takes it
     try:
         s.start_service(wait=False)
-        time.sleep(3)
+        waiting = f"held by ovos-memory (pid {os.getpid()})"
+        deadline = time.monotonic() + 60
+        while not (s.log.exists() and waiting in s.log.read_text()):
+            assert s.service.poll() is None, "the daemon exited instead of waiting:\n" + s.log.read_text()
+            assert time.monotonic() < deadline, "the daemon never said it waits:\n" + s.log.read_text()
+            time.sleep(0.2)
+        assert s.service.poll() is None  # waiting, not crashed
         reply = s.bus.wait_for_response(Message("mycroft.memory.is_ready"), timeout=1)
         assert reply is None or reply.data.get("status") is not True
     finally:
@@ -202,3 +209,48 @@ def test_every_command_has_help_and_is_in_the_readme():
         assert command.help, f"{name} has no help text"
         assert re.search(rf"ovos-memory {name}\b", readme), f"ovos-memory {name} is not in the README"
         assert CliRunner().invoke(cli, [name, "--help"]).exit_code == 0
+
+
+@pytest.fixture
+def two_personas(make_engine, tmp_path):
+    """The device's user talked to the default persona and to "chef"; ana to "chef"."""
+    engine = make_engine()
+    exchange(engine, scope(user="default", session="default"), "My bike is painted blue", "Nice colour")
+    exchange(engine, scope(user="default", session="default", persona="chef"), "I love pistachio ice cream",
+             "Delicious")
+    exchange(engine, scope(user="default", session="default"), "Remind me to buy milk", "Okay")
+    exchange(engine, scope(user="ana", session="kitchen", persona="chef"), "I love pistachio cake", "Yum")
+    engine.wait_idle()
+    engine.close()
+    return tmp_path / "memory"
+
+
+def test_commands_cover_every_persona_of_the_user_unless_narrowed(two_personas):
+    listed = json.loads(ok(two_personas, "list", "--json", "--limit", "200"))
+    contents = {m["content"] for m in listed["memories"]}
+    assert {"My bike is painted blue", "I love pistachio ice cream"} <= contents
+    assert "I love pistachio cake" not in contents  # ana's
+    chef = json.loads(ok(two_personas, "list", "--json", "--persona", "chef", "--limit", "200"))
+    assert "My bike is painted blue" not in {m["content"] for m in chef["memories"]}
+    found = json.loads(ok(two_personas, "search", "pistachio ice cream", "--json"))
+    assert "I love pistachio ice cream" in {m["content"] for m in found}
+    assert "I love pistachio cake" not in {m["content"] for m in found}
+    everything = json.loads(ok(two_personas, "forget", "--all", "--dry-run", "--json"))
+    assert everything["forgotten"] == listed["total"]
+
+
+def test_forget_shows_every_item_with_an_id_prefix_that_id_accepts(two_personas):
+    asked = run(two_personas, "forget", "--query", "my bike is painted blue", input="n\n")
+    assert asked.exit_code == 1 and "Aborted" in asked.output
+    shown = re.findall(r"\b([0-9a-f]{12})\b", asked.output)
+    assert shown and "turn" in asked.output
+    assert "My bike is" in asked.output and "painted blue" in asked.output  # a narrow table wraps it
+    assert re.search(r"\d{4}-\d{2}-\d{2}", asked.output)  # the date of each item
+    listed = json.loads(ok(two_personas, "list", "--json", "--limit", "200"))
+    bike = next(m for m in listed["memories"] if m["content"] == "My bike is painted blue")
+    assert bike["id"][:12] in shown
+    gone = json.loads(ok(two_personas, "forget", "--id", bike["id"][:12], "--yes", "--json"))
+    assert gone["ids"] == [bike["id"]]
+    unknown = run(two_personas, "forget", "--id", "0123456789ab", "--yes")
+    assert unknown.exit_code == 1 and "0123456789ab" in unknown.output
+    assert json.loads(ok(two_personas, "list", "--json", "--limit", "200"))["total"] == listed["total"] - 1
