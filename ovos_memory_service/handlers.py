@@ -9,7 +9,7 @@ from ovos_memory_service.memories import EXPLICIT_KINDS
 from ovos_memory_service.scope import Scope, check_id
 from ovos_memory_service.wire import MAX_CONTENT_BYTES, parse_messages
 
-WHERE = ("user", "session")
+WHERE = ("user", "session", "all")  # "all": every persona of the user (what the voice commands use)
 
 
 # ----------------------------------------------------------- field checks
