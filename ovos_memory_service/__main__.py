@@ -8,6 +8,10 @@ from ovos_utils.log import LOG, init_service_logger
 
 from ovos_memory_service import privacy
 from ovos_memory_service.service import MemoryService, _log_error, _log_ready, _log_stopping
+from ovos_memory_service.store import StoreLocked
+
+# another daemon holds the store (systemd: RestartPreventExitStatus)
+EXIT_STORE_HELD_BY_DAEMON = 69  # EX_UNAVAILABLE
 
 
 def main(ready_hook=_log_ready, error_hook=_log_error, stopping_hook=_log_stopping):
@@ -22,6 +26,10 @@ def main(ready_hook=_log_ready, error_hook=_log_error, stopping_hook=_log_stoppi
                                 stopping_hook=stopping_hook)
         signal.signal(signal.SIGHUP, lambda *_: service.reload())
         service.start(stop)
+    except StoreLocked as e:  # raised only when another daemon holds the store
+        LOG.error(f"{e}: another ovos-memory-service already runs on this store; exiting")
+        error_hook(e)
+        sys.exit(EXIT_STORE_HELD_BY_DAEMON)
     except Exception as e:
         LOG.exception("memory service failed to start")
         error_hook(e)

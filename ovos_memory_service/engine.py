@@ -65,9 +65,10 @@ class MemoryEngine:
         self.forget_listeners = []
 
     # ----------------------------------------------------------------- life
-    def open(self, lock_timeout: Optional[float] = 30):
-        """Lock and open the store (``lock_timeout`` None: wait for ever)."""
-        self._lock_file = lock_store(data_dir(self.config), lock_timeout)
+    def open(self, lock_timeout: Optional[float] = 30, holder: str = "cli"):
+        """Lock and open the store (``lock_timeout`` None: wait for ever;
+        ``holder`` "daemon" or "cli", recorded in the lock file)."""
+        self._lock_file = lock_store(data_dir(self.config), lock_timeout, holder)
         self.db = open_store(data_dir(self.config))
         self.reader = StoreReader(self.db, self.config, self.lock)
         self.check_backends(self.config)

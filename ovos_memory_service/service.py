@@ -64,10 +64,12 @@ class MemoryService:
         self.status.set_started()
         while True:  # the store's lock: ovos-memory may be importing into it
             try:
-                self.engine.open(lock_timeout=5)
+                self.engine.open(lock_timeout=5, holder="daemon")
                 break
-            except StoreLocked:
-                LOG.info("waiting for the memory store, held by another process")
+            except StoreLocked as e:
+                if e.holder == "daemon":
+                    raise  # another daemon serves this store and never lets go
+                LOG.info(f"waiting: {e}")
                 if stop_event is not None and stop_event.is_set():
                     return False
         self.engine.forget_listeners.append(self._announce_forgotten)

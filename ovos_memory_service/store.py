@@ -2,6 +2,7 @@
 and the file hygiene that makes forgetting real.
 """
 import fcntl
+import json
 import os
 import sqlite3
 import time
@@ -16,26 +17,60 @@ DB_NAME = "memory.db"
 LOCK_NAME = "memory.lock"
 
 
+HOLDERS = {"daemon": "ovos-memory-service", "cli": "ovos-memory"}
+
+
 class StoreLocked(RuntimeError):
-    """Another process (the daemon, or ovos-memory) has the store open."""
+    """Another process (the daemon, or ovos-memory) has the store open.
+    ``holder`` ("daemon", "cli", or None when unknown) and ``pid`` say which."""
+
+    def __init__(self, directory: str, holder: Optional[str] = None, pid: Optional[int] = None):
+        self.holder, self.pid = holder, pid
+        who = HOLDERS.get(holder, "another process") + (f" (pid {pid})" if pid else "")
+        super().__init__(f"the memory store in {directory} is held by {who}")
 
 
-def lock_store(directory: str, timeout: Optional[float] = None):
+def lock_store(directory: str, timeout: Optional[float] = None, holder: str = "cli"):
     """Take the store's exclusive lock, held for as long as the returned file
     stays open. The daemon and the admin command line both take it, so only
-    one process ever writes the store; ``timeout`` None waits for ever."""
+    one process ever writes the store; ``timeout`` None waits for ever. The
+    file records the holder's pid and role; a store held by a daemon raises
+    at once (a daemon never lets go)."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
     handle = os.fdopen(os.open(join(directory, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600), "r+")
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return handle
         except BlockingIOError:
-            if deadline is not None and time.monotonic() >= deadline:
+            held = _holder(handle)
+            if held.get("holder") == "daemon" or (deadline is not None and time.monotonic() >= deadline):
                 handle.close()
-                raise StoreLocked(f"the memory store in {directory} is in use by another process")
+                raise StoreLocked(directory, **held)
             time.sleep(0.2)
+            continue
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps({"pid": os.getpid(), "holder": holder}))
+        handle.flush()
+        return handle
+
+
+def _holder(handle) -> dict:
+    """Who the lock file names, if that process is alive; {} while unknown
+    (a holder that has just taken the lock may not have written it yet)."""
+    try:
+        handle.seek(0)
+        record = json.loads(handle.read())
+        pid, holder = record["pid"], record["holder"]
+        if not isinstance(pid, int) or pid <= 0 or holder not in HOLDERS:
+            return {}
+        os.kill(pid, 0)
+    except PermissionError:  # alive, another user's
+        pass
+    except (ValueError, KeyError, TypeError, OSError):
+        return {}
+    return {"holder": holder, "pid": pid}
 
 
 def open_store(directory: str) -> Database:
