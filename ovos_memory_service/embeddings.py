@@ -64,13 +64,16 @@ class Embedder:
 
     def __init__(self, name: str, folder: Optional[Path] = None, threads: Optional[int] = None,
                  batch_size: int = 16):
+        if folder is not None:
+            # never stall on the hub for a local folder; set before fastembed imports
+            # huggingface_hub, which reads it once (telemetry switches: privacy.py)
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
         try:
             from fastembed import TextEmbedding
         except ImportError as e:
             raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install fastembed onnxruntime")
         kwargs = {"threads": threads or None}
         if folder is not None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never stall on the hub for a local folder
             kwargs["specific_model_path"] = str(folder)
         try:
             self.model = TextEmbedding(name, **kwargs)
