@@ -15,6 +15,13 @@ session_id, so the plugin works out the rest:
 If the daemon is down or slow, the persona keeps working from a local window of
 recent turns, and updates that could not be delivered are queued and sent, in
 order and with their original ``created_at``, when the daemon answers again.
+The window drops what the daemon announces as forgotten (``memory.forgotten``),
+and never takes the daemon's voice skill's lines or the commands they answer.
+
+A block that is not valid raises ValueError, as ovos-memory-plugins does: at
+load time what this process can check (the built-in backends' keys), then the
+daemon's own answer to ``memory.persona.configure`` (at load time when the
+block names its ``persona_id`` and the daemon answers, else on first use).
 """
 import atexit
 import hashlib
@@ -25,7 +32,7 @@ import uuid
 from collections import deque
 from typing import Dict, List, Optional, Tuple
 
-from ovos_bus_client.message import dig_for_message
+from ovos_bus_client.message import Message, dig_for_message
 from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessage, MessageRole
 from ovos_utils.log import LOG
 
@@ -34,6 +41,8 @@ from ovos_memory_service.client import MemoryClient, MemoryTimeout, ResilientBus
 from ovos_memory_service.wire import iso_time
 
 RETRYABLE = ("unavailable",)  # error codes worth sending again later
+VOICE_SKILL_ID = "ovos-memory-service.openvoiceos"  # skill.SKILL_ID: the daemon's voice commands
+PLUGIN_NAME = "ovos-memory-service-plugin"
 
 DEFAULTS = {
     "timeout": 3.0,          # seconds to wait for a reply
@@ -41,6 +50,43 @@ DEFAULTS = {
     "local_window": 10,      # messages kept per session for when the daemon is away
     "max_queued": 1000,      # undelivered updates kept (oldest dropped beyond this)
 }
+
+
+# ------------------------------------------------------------- the block
+def check_block(config: dict):
+    """What can be checked in this process; ValueError naming the problem.
+    A built-in backend's block is checked by the daemon's own code; any other
+    module may be a plugin installed beside the daemon only, so the daemon checks it."""
+    for key, default in DEFAULTS.items():
+        value = config.get(key, default)
+        whole = isinstance(default, int)
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value <= 0:
+            raise ValueError(f"{PLUGIN_NAME}: {key} must be a {'whole ' if whole else ''}number above 0, "
+                             f"got {value!r}")
+    persona_id = config.get("persona_id")
+    if persona_id is not None and (not isinstance(persona_id, str) or not 1 <= len(persona_id) <= 100):
+        raise ValueError(f"{PLUGIN_NAME}: persona_id must be a string of 1 to 100 characters")
+    module = config.get("memory_module")
+    if module is None:
+        return
+    if not isinstance(module, str) or not module.strip():
+        raise ValueError(f"{PLUGIN_NAME}: memory_module must be a backend name")
+    from ovos_memory_service.backends import BUILTIN, PERSONA_PLUGIN, canonical_name, create_backend
+    if canonical_name(module) in BUILTIN or module == PERSONA_PLUGIN:
+        try:
+            create_backend(module, config.get(module) or {}, reader=None).close()
+        except ValueError as e:
+            raise ValueError(f"{PLUGIN_NAME}: {module}: {e}") from e
+
+
+def said_by_voice_skill(message: Optional[Message]) -> bool:
+    """A line the daemon's voice skill speaks (ovos-persona 0.9.0a25 records every
+    skill's ``speak``; the skill's lines are not conversation)."""
+    if message is None:
+        return False
+    data = message.data if isinstance(message.data, dict) else {}
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    return VOICE_SKILL_ID in (message.context.get("skill_id"), meta.get("skill"))
 
 
 # ------------------------------------------------- one bus connection per process
@@ -102,16 +148,23 @@ class MemoryServiceContextManager(AgentContextManager):
 
     def __init__(self, config: Optional[dict] = None):
         super().__init__(config)
+        check_block(self.config)
         self.settings = {**DEFAULTS, **{k: self.config[k] for k in DEFAULTS if k in self.config}}
         self.memory = shared_client(bus_settings(self.config))
         self.module = self.config.get("memory_module")
+        self.refused: Optional[str] = None  # why the daemon refused the block
         self._configured = set()       # persona_ids the daemon has been told about
-        self._queue = deque()          # undelivered (persona_id, context, data), oldest first
+        self._queue = deque()          # undelivered (persona_id, context, data, entries), oldest first
         self._send_lock = threading.Lock()
+        # (persona_id, session_id): wire messages plus the "ids" the daemon stored them under
         self._local: Dict[Tuple[str, str], deque] = {}
+        self._local_lock = threading.Lock()
         self._down_until = 0.0         # skip the bus until then after a failure
-        self._retry = threading.Event()
         self._retrier = None
+        if self.module and self.config.get("persona_id"):
+            self._ready(self.config["persona_id"])  # the daemon's check, if it answers now
+            self._check_refused()
+        self.bus.on("memory.forgotten", self._on_forgotten)
 
     @property
     def bus(self):
@@ -125,7 +178,7 @@ class MemoryServiceContextManager(AgentContextManager):
     # ------------------------------------------------------- the three calls
     def build_conversation_context(self, utterance: str, session_id: str) -> List[AgentMessage]:
         persona_id, context = self._scope(session_id)
-        if self._deliver_queue() and self._ready(persona_id):
+        if self._daemon_ready(persona_id):
             reply = self._request("memory.context.build", {"utterance": utterance},
                                   persona_id, session_id, context)
             if reply is not None and reply.get("ok"):
@@ -133,26 +186,33 @@ class MemoryServiceContextManager(AgentContextManager):
         return self._local_context(persona_id, session_id, utterance)
 
     def update_history(self, new_messages: List[AgentMessage], session_id: str):
+        self._check_refused()
         persona_id, context = self._scope(session_id)
+        if said_by_voice_skill(dig_for_message(max_records=30)):
+            self._drop_voice_command(persona_id, session_id)
+            new_messages = [m for m in new_messages if str(getattr(m.role, "value", m.role)) != "assistant"]
+        if not new_messages:
+            return
         now = iso_time(time.time())
         wire = [{**agent_to_wire(m), "created_at": now} for m in new_messages]
-        self._remember_locally(persona_id, session_id, wire)
+        entries = self._remember_locally(persona_id, session_id, wire)
         data = {"messages": wire, "session_id": session_id, "persona_id": persona_id,
                 "request_id": uuid.uuid4().hex}  # kept on retries: stored once
         with self._send_lock:
-            self._queue.append((persona_id, context, data))
+            self._queue.append((persona_id, context, data, entries))
             while len(self._queue) > self.settings["max_queued"]:
                 self._queue.popleft()
                 LOG.warning("memory service away too long: dropped the oldest queued update")
         self._deliver_queue()
+        self._check_refused()
 
     def get_history(self, session_id: str) -> List[AgentMessage]:
         persona_id, context = self._scope(session_id)
-        if self._deliver_queue() and self._ready(persona_id):
+        if self._daemon_ready(persona_id):
             reply = self._request("memory.history.get", {}, persona_id, session_id, context)
             if reply is not None and reply.get("ok"):
                 return to_agent_messages(reply["messages"])
-        return to_agent_messages(list(self._local.get((persona_id, session_id), [])))
+        return to_agent_messages(self._window(persona_id, session_id))
 
     # ------------------------------------------------------------ whose memory
     def _scope(self, session_id: str) -> Tuple[str, dict]:
@@ -205,8 +265,21 @@ class MemoryServiceContextManager(AgentContextManager):
             LOG.error(f"memory service refused {msg_type}: {reply.get('error')}")
         return reply
 
+    def _daemon_ready(self, persona_id: str) -> bool:
+        """The queue delivered and the persona configured; ValueError if the daemon refused the block."""
+        ready = self._deliver_queue() and self._ready(persona_id)
+        self._check_refused()
+        return ready
+
+    def _check_refused(self):
+        if self.refused is not None:
+            raise ValueError(self.refused)
+
     def _ready(self, persona_id: str) -> bool:
-        """Tell the daemon about this persona's backend once; False if it is away."""
+        """Tell the daemon about this persona's backend once; False if it is away
+        or refused the block (then ``refused`` says why)."""
+        if self.refused is not None:
+            return False
         if not self.module or persona_id in self._configured:
             return time.monotonic() >= self._down_until
         reply = self._request("memory.persona.configure",
@@ -214,20 +287,30 @@ class MemoryServiceContextManager(AgentContextManager):
                               persona_id, "default", {})
         if reply is None:
             return False
-        self._configured.add(persona_id)  # a refused configuration is logged, not retried
+        if not reply.get("ok"):
+            self.refused = f"{PLUGIN_NAME}: the memory service refused {self.module}: " \
+                           f"{(reply.get('error') or {}).get('message')}"
+            return False
+        self._configured.add(persona_id)
         return True
 
     def _deliver_queue(self) -> bool:
-        """Send queued updates in order; True once the queue is empty."""
+        """Send queued updates in order; True once the queue is empty. After the
+        daemon refused the block the queue is dropped: nothing it holds would be
+        kept the way the persona was configured."""
         with self._send_lock:
             while self._queue:
-                persona_id, context, data = self._queue[0]
+                persona_id, context, data, entries = self._queue[0]
                 if not self._ready(persona_id):
                     break
-                if self._request("memory.history.update", data, persona_id,
-                                 data["session_id"], context) is None:
+                reply = self._request("memory.history.update", data, persona_id, data["session_id"], context)
+                if reply is None:
                     break
                 self._queue.popleft()
+                self._note_ids(entries, reply.get("ids") or [])
+            if self.refused is not None and self._queue:
+                LOG.error(f"{self.refused}; dropped {len(self._queue)} undelivered updates")
+                self._queue.clear()
             pending = bool(self._queue)
         if pending:
             self._start_retrier()
@@ -260,20 +343,64 @@ class MemoryServiceContextManager(AgentContextManager):
         return [AgentMessage(role=MessageRole.SYSTEM, content=prompt), *messages]
 
     # ------------------------------------------------------ the local window
-    def _remember_locally(self, persona_id: str, session_id: str, wire: List[dict]):
-        window = self._local.setdefault((persona_id, session_id),
-                                        deque(maxlen=self.settings["local_window"]))
-        for msg in wire:
-            if window and msg["role"] == "assistant" and window[-1]["role"] == "assistant":
-                window[-1] = {**window[-1], "content": window[-1]["content"] + "\n" + msg["content"]}
-            elif window and msg["role"] == "user" and window[-1]["role"] == "user":
-                window[-1] = msg
+    def _remember_locally(self, persona_id: str, session_id: str, wire: List[dict]) -> List[dict]:
+        """Add to the window; returns the entry each message went into (in order)."""
+        entries = []
+        with self._local_lock:
+            window = self._local.setdefault((persona_id, session_id),
+                                            deque(maxlen=self.settings["local_window"]))
+            for msg in wire:
+                last = window[-1] if window else None
+                if last and msg["role"] == "assistant" and last["role"] == "assistant":
+                    last["content"] += "\n" + msg["content"]
+                else:
+                    if last and msg["role"] == "user" and last["role"] == "user":
+                        window.pop()
+                    window.append({**msg, "ids": set()})
+                entries.append(window[-1])
+        return entries
+
+    def _note_ids(self, entries: List[dict], ids: List[str]):
+        """The daemon's ids for a delivered update: one per message when it kept
+        each, else all of them for every entry (a forget of any then drops them all)."""
+        with self._local_lock:
+            if len(ids) == len(entries):
+                for entry, memory_id in zip(entries, ids):
+                    entry["ids"].add(memory_id)
             else:
-                window.append(msg)
+                for entry in entries:
+                    entry["ids"].update(ids)
+
+    def _on_forgotten(self, message: Message):
+        """``memory.forgotten`` ({"user_id", "ids"}): forgotten is forgotten here too."""
+        ids = message.data.get("ids") if isinstance(message.data, dict) else None
+        if not isinstance(ids, list):
+            return
+        gone = {i for i in ids if isinstance(i, str)}
+        with self._local_lock:
+            for window in self._local.values():
+                kept = [entry for entry in window if not entry["ids"] & gone]
+                if len(kept) != len(window):
+                    window.clear()
+                    window.extend(kept)
+
+    def _drop_voice_command(self, persona_id: str, session_id: str):
+        """The voice skill speaks: the user turn just recorded is its command
+        (or the answer to its question), not conversation."""
+        with self._local_lock:
+            window = self._local.get((persona_id, session_id))
+            if window and window[-1]["role"] == "user":
+                window.pop()
+
+    def _window(self, persona_id: str, session_id: str) -> List[dict]:
+        """The window's messages, as wire dicts."""
+        with self._local_lock:
+            return [{k: v for k, v in m.items() if k != "ids"}
+                    for m in self._local.get((persona_id, session_id), [])]
 
     def _local_context(self, persona_id: str, session_id: str, utterance: str) -> List[AgentMessage]:
         """[system prompt] + recent window + [user utterance], as a plain short-term memory."""
-        history = [m for m in self._local.get((persona_id, session_id), []) if m["role"] != "system"]
+        history = [m for m in self._window(persona_id, session_id) if m["role"] != "system"]
         while history and history[-1]["role"] == "user":  # e.g. this utterance, already recorded
             history.pop()
         while history and history[0]["role"] != "user":

@@ -181,6 +181,89 @@ def test_no_daemon_at_all_from_the_start(fresh_stack):
         ("system", "Hi."), ("user", "hello"), ("assistant", "hey"), ("user", "again")]
 
 
+# ------------------------------------------------------------- an invalid block
+@pytest.mark.parametrize("module, block, problem", [
+    ("ovos-memory-plugin-composite", {"inject_mode": "nope"}, "inject_mode"),
+    ("ovos-memory-plugin-composite", {"fusion": "average"}, "fusion"),
+    ("ovos-memory-plugin-lexical", {"scope": "everywhere"}, "scope"),
+    ("ovos-memory-service-plugin", {}, "connects a persona"),
+])
+def test_an_invalid_block_is_refused_at_load_even_with_the_daemon_away(fresh_stack, module, block, problem):
+    with pytest.raises(ValueError, match=problem):
+        plugin(fresh_stack, persona_id="bad-away", timeout=0.5, memory_module=module, **{module: block})
+
+
+def test_the_daemon_refuses_a_block_at_load(stack):
+    """A module this process cannot check (not a built-in: maybe a plugin the daemon has)."""
+    with pytest.raises(ValueError, match="unknown memory_module 'not-a-backend'"):
+        plugin(stack, persona_id="bad-here", memory_module="not-a-backend")
+    assert stack.request("memory.history.get", {"persona_id": "bad-here"}, session_id="s-bad")["messages"] == []
+
+
+def test_a_block_the_daemon_refuses_later_fails_every_call(fresh_stack):
+    """Away at load, and no persona_id to configure: the daemon's answer comes on first use."""
+    stack = fresh_stack
+    memory = plugin(stack, timeout=0.5, retry_interval=0.2, memory_module="not-a-backend")
+    memory.update_history(said(("user", "hello")), "s-later")  # queued: the daemon is away
+    stack.start_service()  # longer than retry_interval: the next call asks the daemon again
+    with pytest.raises(ValueError, match="unknown memory_module 'not-a-backend'"):
+        memory.build_conversation_context("hello again", "s-later")
+    for call, args in ((memory.update_history, (said(("user", "more")), "s-later")),
+                       (memory.get_history, ("s-later",)),
+                       (memory.build_conversation_context, ("again", "s-later"))):
+        with pytest.raises(ValueError, match="not-a-backend"):
+            call(*args)
+    assert stored(stack, memory.persona_id(), "s-later") == []  # nothing ran on the default backend
+
+
+# ----------------------------------------- forgotten, and the voice skill's own lines
+def test_the_local_window_drops_what_is_forgotten_and_the_voice_skills_lines(fresh_stack):
+    """As ovos-persona 0.9.0a25 records (every utterance, every spoken line of any
+    skill), with the daemon's own voice skill answering "forget that"."""
+    import signal
+    import threading
+    from ovos_memory_service.skill import SKILL_ID
+    from tests.helpers import eventually
+    stack = fresh_stack
+    stack.start_service()
+    memory = plugin(stack, persona_id="fg-butler", timeout=1, retry_interval=30)
+    session = {"session_id": "s-fg", "lang": "en-us"}
+
+    def hear(text):
+        handle(Message("recognizer_loop:utterance", {"utterances": [text], "lang": "en-us"},
+                       {"session": session}), memory.update_history, said(("user", text)), "s-fg")
+
+    def speak(message):
+        handle(message, memory.update_history, said(("assistant", message.data["utterance"])), "s-fg")
+
+    def persona_says(text):
+        speak(Message("speak", {"utterance": text, "meta": {"skill": "persona.openvoiceos"}},
+                      {"session": session, "skill_id": "persona.openvoiceos"}))
+
+    hear("my name is Ana")
+    persona_says("Hello Ana")
+    hear("my favourite colour is blue")
+    persona_says("Blue is a fine colour")
+    hear("forget that")
+    spoken, forgotten = [], threading.Event()
+    stack.bus.on("speak", lambda m: spoken.append(m) if m.context.get("skill_id") == SKILL_ID else None)
+    stack.bus.on("memory.forgotten", lambda m: forgotten.set())
+    # ovos-core matched the command: the daemon's voice skill handles it
+    stack.bus.emit(Message(f"{SKILL_ID}:forget.last.intent", {"utterance": "forget that", "lang": "en-us"},
+                           {"session": session}))
+    assert eventually(lambda: spoken) and forgotten.wait(10)
+    speak(spoken[0])  # ovos-persona records the skill's line too
+    assert stored(stack, "fg-butler", "s-fg") == [("user", "my name is Ana"), ("assistant", "Hello Ana")]
+
+    stack.stop_service(signal.SIGKILL)
+    hear("what is my favourite colour?")
+
+    def local():
+        return contents(memory.build_conversation_context("what is my favourite colour?", "s-fg"))
+    expected = [("user", "my name is Ana"), ("assistant", "Hello Ana"), ("user", "what is my favourite colour?")]
+    assert eventually(lambda: local() == expected, timeout=10), local()
+
+
 def test_instances_share_one_bus_connection(stack):
     a, b = plugin(stack, persona_id="share-a"), plugin(stack, persona_id="share-b")
     assert a.bus is b.bus and len(persona_plugin._clients) == 1

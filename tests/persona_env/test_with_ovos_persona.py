@@ -236,6 +236,33 @@ def test_the_daemon_stopped_mid_conversation_does_not_break_the_persona(stack, p
     assert persona.say("what is my name?", "e2e-4") == "Your name is Ana"
 
 
+def test_the_local_window_keeps_out_what_is_forgotten_and_the_voice_skills_lines(stack, persona):
+    """"forget that" answered by the daemon's voice skill; then the daemon crashes,
+    and the persona answers from its local window."""
+    import signal
+    from ovos_memory_service.skill import SKILL_ID
+    persona.say("my name is Ana", "e2e-5")
+    persona.say("my favourite colour is blue", "e2e-5")
+    session = {"session_id": "e2e-5", "lang": "en-US"}
+    stack.bus.emit(Message("recognizer_loop:utterance", {"utterances": ["forget that"], "lang": "en-US"},
+                           {"session": session}))
+    wait_for(lambda: persona._recorded("Butler", "e2e-5", "forget that"), "the command recorded")
+    # ovos-core matched the command: the daemon's voice skill forgets and speaks
+    stack.bus.emit(Message(f"{SKILL_ID}:forget.last.intent", {"utterance": "forget that", "lang": "en-US"},
+                           {"session": session}))
+    kept = [("user", "my name is Ana"), ("assistant", "Noted: my name is Ana")]
+    assert history(stack, "butler", "e2e-5", kept) == kept
+    # the forgotten exchange and the command leave the window; the skill's line never enters it
+    wait_for(lambda: persona._recorded("Butler", "e2e-5", "Noted: my name is Ana"), "the window cleared")
+    stack.stop_service(signal.SIGKILL)
+    try:
+        persona.say("what is my favourite colour?", "e2e-5")
+        assert RecallingChat.seen[-1][1] == [("system", "You are a butler."), *kept,
+                                             ("user", "what is my favourite colour?")]
+    finally:
+        stack.start_service()
+
+
 def test_tool_messages_on_the_newer_opm(stack):
     """OPM pre-releases have ToolCall: the tool inject mode arrives as real tool messages."""
     from ovos_plugin_manager.templates.agents import ToolCall
