@@ -13,8 +13,9 @@ class MemoryTimeout(TimeoutError):
     pass
 
 
-# ovos-messagebus's default max_msg_size: larger frames are skipped unread
-MAX_FRAME_BYTES = 10 * 1024 * 1024
+# larger frames are skipped unread; ovos-messagebus's max_msg_size (10 MiB by
+# default) is smaller, so a request the bus forwards gets a reply (too_large)
+MAX_FRAME_BYTES = 16 * 1024 * 1024
 
 
 class ResilientBusClient(MessageBusClient):

@@ -156,6 +156,8 @@ def persona_configure(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
         engine.configure_persona(persona_id, module.strip(), config)
     except ValueError as e:
         raise InvalidRequest(str(e))
+    except TypeError as e:  # a backend compared a list or object where it wants a name
+        raise InvalidRequest(f"the {module.strip()} block has a value of the wrong type ({e})")
     return {"persona_id": persona_id}
 
 

@@ -223,10 +223,10 @@ def test_a_huge_frame_is_refused_and_others_are_answered(stack, raw):
     assert stack.ok("memory.list", {}, session_id=session)["total"] == 0
 
 
-def test_a_frame_over_the_bus_limit_leaves_the_service_answering(stack):
+def test_a_frame_over_the_frame_limit_leaves_the_service_answering(stack):
     sender = RawBus(stack.port)
     try:
-        sender.send("memory.remember", {"content": "y" * (11 * 1024 * 1024)}, {})
+        sender.send("memory.remember", {"content": "y" * (17 * 1024 * 1024)}, {})
     except (websocket.WebSocketException, OSError):
         pass  # the bus may close the sender's connection
     finally:
