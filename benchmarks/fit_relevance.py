@@ -5,7 +5,10 @@ Every scenario is stored for a user of its own through the service's write
 path (turns, then the facts the rules learn from them). For every query and
 every memory of its scenario, the service's own evidence (similarity, keyword
 coverage, exact) is paired with the person's judgement: a turn as labelled,
-a derived memory (a fact) relevant when one of its source turns is. Two
+a derived memory (a fact) relevant when one of its source turns is. Pairs
+with a query's context turns (about it only through the conversation, see
+benchmarks/relevance/README.md), or with a fact learnt only from them, are
+left out: the score is computed from the memory's own text. Two
 logistic regressions are fitted by Newton's method: with similarity and
 coverage, and with coverage alone (memories without a vector). It prints the
 weights to write into relevance.py, and the log loss and Brier score of the
@@ -31,15 +34,22 @@ from ovos_memory_service.items import KINDS  # noqa: E402
 
 
 def pairs(engine, stored):
-    """(split, evidence, label) for every query and memory of every scenario."""
-    out = []
+    """(split, evidence, label) for every query and memory of every scenario,
+    but the query's context turns (and facts learnt only from them);
+    returns (pairs, how many were left out)."""
+    out, left_out = [], 0
     for scenario in stored:
         items = engine.list(scenario.scope, KINDS, 10_000, 0, "all")[0]
         for query in scenario.queries:
+            relevant, context = scenario.relevant_ids(query), scenario.context_ids(query)
             evidence = engine.reader.evidence(scenario.scope, query["query"], items)
             for item, ev in zip(items, evidence):
-                out.append((scenario.split, ev, judged(item, scenario.relevant_ids(query))))
-    return out
+                label = judged(item, relevant, context)
+                if label is None:
+                    left_out += 1
+                else:
+                    out.append((scenario.split, ev, label))
+    return out, left_out
 
 
 def design(rows, with_meaning: bool):
@@ -78,14 +88,15 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_engine(tmp)
         try:
-            found = pairs(engine, store_scenarios(engine, load_sets(args.data)))
+            found, context = pairs(engine, store_scenarios(engine, load_sets(args.data)))
         finally:
             engine.close()
     rows = {split: [(ev, label) for s, ev, label in found if s == split and not ev.exact] for split in ("dev", "test")}
-    print(f"pairs: dev {len(rows['dev'])}, test {len(rows['test'])} (exact matches left out: they score 1)")
+    print(f"pairs: dev {len(rows['dev'])}, test {len(rows['test'])} (exact matches left out: they score 1; "
+          f"{context} context pairs left out: about the query only through the conversation)")
     with_vectors = [(ev, y) for ev, y in rows["dev"] if ev.similarity is not None]
-    meaning = fit_logistic(*design(with_vectors, True))
-    keywords = fit_logistic(*design(rows["dev"], False))
+    meaning = tuple(float(w) for w in fit_logistic(*design(with_vectors, True)))
+    keywords = tuple(float(w) for w in fit_logistic(*design(rows["dev"], False)))
     print(f"WITH_MEANING = ({meaning[0]:.2f}, {meaning[1]:.2f}, {meaning[2]:.2f})")
     print(f"KEYWORDS_ONLY = ({keywords[0]:.2f}, {keywords[1]:.2f})")
     for name, score in (("current", relevance.relevance),

@@ -11,9 +11,17 @@ asked with ``MemoryEngine.recall(limit=50, threshold=0)`` over every kind (or
 ``--kinds turn``). A turn is relevant when the set lists it; a derived item (a
 fact, a summary...) is relevant when any of its ``sources`` is a relevant turn.
 
-For each threshold, micro precision = relevant items returned / items returned,
-and recall = relevant turns covered (returned, or a source of a returned derived
-item) / relevant turns, per language and overall, on the dev and test splits.
+A query's ``context`` turns are about it only through the conversation (a
+pronoun or ellipsis that needs the turn before, a reply that comments without
+naming the subject). ``score`` is computed from a memory's own text, so they are
+neither relevant nor irrelevant: a returned context turn, or a derived item whose
+sources are all context turns, is left out of precision, and context turns are
+not in recall's denominator. How many there are is reported.
+
+For each threshold, micro precision = relevant items returned / judged items
+returned, and recall = relevant turns covered (returned, or a source of a
+returned derived item) / relevant turns, per language and overall, on the dev
+and test splits.
 
     python benchmarks/relevance.py                          # both splits, default configuration
     python benchmarks/relevance.py --split dev --verbose    # tune on dev only, with the worst errors
@@ -67,37 +75,45 @@ def ingest(engine: MemoryEngine, lang: str, scenario: dict) -> dict:
 
 
 def ask(engine: MemoryEngine, lang: str, split: str, scenario: dict, ref_of: dict, kinds) -> list:
-    """One record per query: its labels and every item recall returned (threshold 0)."""
+    """One record per query: its labels and every item recall returned (threshold 0).
+    An item's ``label`` is True (relevant), False (not relevant) or None (a context
+    turn, or derived only from context turns: not judged)."""
     scope = Scope(user_id=scenario["id"], session_id=scenario["id"], lang=lang)
     records = []
     for q in scenario["queries"]:
-        relevant = set(q["relevant"])
+        relevant, context = set(q["relevant"]), set(q.get("context", ()))
         items = []
         for rank, item in enumerate(engine.recall(scope, q["query"], limit=LIMIT, threshold=0.0, kinds=kinds)):
             if item.kind == "turn":
                 ref = ref_of.get(item.id)
                 covers = [ref] if ref in relevant else []
                 sources = None
+                unjudged = ref in context
             else:
                 ref = None
                 raw = getattr(item, "sources", None)
                 sources = [ref_of.get(s, s) for s in (raw or [])]
                 covers = sorted(set(s for s in sources if s in relevant))
+                unjudged = bool(sources) and all(s in context for s in sources)
+            label = True if covers else (None if unjudged else False)
             items.append({"id": item.id, "ref": ref, "kind": item.kind, "content": item.content,
                           "score": float(item.score), "rank_score": float(item.rank_score), "rank": rank,
-                          "sources": sources, "covers": covers, "label": bool(covers)})
+                          "sources": sources, "covers": covers, "label": label})
         records.append({"lang": lang, "split": split, "scenario": scenario["id"], "query": q["query"],
-                        "category": q["category"], "relevant": sorted(relevant),
+                        "category": q["category"], "relevant": sorted(relevant), "context": sorted(context),
                         "turns": 2 * len(scenario["exchanges"]), "items": items})
     return records
 
 
 def figures(records: list, threshold: float) -> dict:
-    """Micro precision and turn recall of the items at or above ``threshold``."""
-    returned = hits = relevant = covered = queries = 0
+    """Micro precision and turn recall of the items at or above ``threshold``;
+    context items (label None) are counted apart, in neither."""
+    returned = hits = relevant = covered = queries = context = 0
     for r in records:
         queries += 1
-        kept = [i for i in r["items"] if i["score"] >= threshold]
+        above = [i for i in r["items"] if i["score"] >= threshold]
+        kept = [i for i in above if i["label"] is not None]
+        context += len(above) - len(kept)
         returned += len(kept)
         hits += sum(i["label"] for i in kept)
         relevant += len(r["relevant"])
@@ -108,7 +124,8 @@ def figures(records: list, threshold: float) -> dict:
           if precision is not None and recall is not None and precision + recall else None)
     return {"threshold": threshold, "queries": queries, "returned": returned, "relevant_returned": hits,
             "relevant_turns": relevant, "covered": covered, "precision": precision, "recall": recall,
-            "f1": f1, "items_per_query": returned / queries if queries else None}
+            "f1": f1, "items_per_query": returned / queries if queries else None,
+            "context_returned": context}
 
 
 def fmt(value, width=6):
@@ -141,6 +158,7 @@ def named_table(title: str, records: list, langs, named: dict):
     head = "".join(f"{label + ' ' + format(t, '.2f'):>34}" for label, t in named.items())
     print(f"{'':<14}{'queries':>8}{head}")
     print(f"{'':<14}{'':>8}" + "".join(f"{'P':>8}{'R':>8}{'F1':>8}{'items/q':>10}" for _ in named))
+    # items/q: judged items returned per query; the context items returned are counted after the table
     rows = groups(records, langs)
     rows += [(f"  {c}", [r for r in records if r["category"] == c]) for c in CATEGORIES]
     for name, rs in rows:
@@ -151,10 +169,14 @@ def named_table(title: str, records: list, langs, named: dict):
             f = figures(rs, t)
             line += f"{fmt(f['precision'], 8)}{fmt(f['recall'], 8)}{fmt(f['f1'], 8)}{fmt(f['items_per_query'], 10)}"
         print(line)
+    labels = sum(len(r["context"]) for r in records)
+    returned = ", ".join(f"{figures(records, t)['context_returned']} at {label} {t:.2f}" for label, t in named.items())
+    print(f"context turns (about the query only through the conversation, not judged): {labels} labels; "
+          f"context items returned (left out of precision): {returned}")
 
 
 def worst_errors(records: list, n: int):
-    fps = [(i["score"], r, i) for r in records for i in r["items"] if not i["label"]]
+    fps = [(i["score"], r, i) for r in records for i in r["items"] if i["label"] is False]
     fps.sort(key=lambda x: -x[0])
     print(f"\nfalse positives with the highest score (of {len(fps)} non-relevant items returned at threshold 0)")
     for score, r, i in fps[:n]:
@@ -227,7 +249,8 @@ def main():
     parser.add_argument("--plot", default=os.path.join("docs", "relevance-pr.png"),
                         help="precision-recall plot (PNG); '' for none")
     parser.add_argument("--json", help="write every figure to this file")
-    parser.add_argument("--dump-features", help="JSONL, one line per (query, returned item) at threshold 0")
+    parser.add_argument("--dump-features", help="JSONL, one line per (query, returned item) at threshold 0; "
+                                                "label 1, 0, or null for a context item")
     parser.add_argument("--verbose", action="store_true", help="list the worst errors")
     parser.add_argument("--errors", type=int, default=25, help="how many errors --verbose lists")
     args = parser.parse_args()
@@ -263,18 +286,21 @@ def main():
         engine.close()
 
     turns = sum(len(ref_of) for _, _, ref_of in stored)
-    judgements = sum(r["turns"] for r in records)
+    judgements = sum(r["turns"] - len(r["context"]) for r in records)
+    context_labels = sum(len(r["context"]) for r in records)
     derived = [i for r in records for i in r["items"] if i["kind"] != "turn"]
     sourceless = [i for i in derived if not i["sources"]]
     print(f"{len(stored)} scenarios, {turns} turns stored in {ingest_s:.1f} s, background work drained in "
-          f"{idle_s:.1f} s; {len(records)} queries ({judgements} turn judgements) in {query_s:.1f} s; "
+          f"{idle_s:.1f} s; {len(records)} queries ({judgements} turn judgements, {context_labels} context turns "
+          f"not judged) in {query_s:.1f} s; "
           f"kinds: {args.kinds}")
     if derived:
         kinds_seen = defaultdict(int)
         for i in derived:
             kinds_seen[i["kind"]] += 1
+        only_context = sum(1 for i in derived if i["label"] is None)
         print(f"derived items returned: {dict(kinds_seen)}; {len(sourceless)} without sources "
-              f"(counted as not relevant)")
+              f"(counted as not relevant); {only_context} learnt only from context turns (not judged)")
 
     by_split = {s: [r for r in records if r["split"] == s] for s in splits}
     for split, rs in by_split.items():
@@ -308,7 +334,8 @@ def main():
                         "lang": r["lang"], "split": r["split"], "scenario": r["scenario"],
                         "category": r["category"], "query": r["query"], "content": i["content"],
                         "kind": i["kind"], "ref": i["ref"], "rank": i["rank"], "score": i["score"],
-                        "rank_score": i["rank_score"], "label": int(i["label"])}, ensure_ascii=False) + "\n")
+                        "rank_score": i["rank_score"],
+                        "label": None if i["label"] is None else int(i["label"])}, ensure_ascii=False) + "\n")
         print(f"features written to {args.dump_features}")
 
 

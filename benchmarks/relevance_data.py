@@ -1,12 +1,17 @@
 """The labelled relevance set (benchmarks/relevance/<lang>.json; its README
 gives the format): loading it, storing its scenarios through the engine's
 write path, and judging a recalled memory against a query's labels.
+
+A query's ``context`` turns are about it only through the conversation (a
+pronoun, an ellipsis, a reply that comments without naming the subject); the
+score is computed from a memory's own text, so they are neither relevant nor
+irrelevant: ``judged`` gives None for them and they are left out.
 """
 import glob
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from ovos_memory_service.config import build_config
 from ovos_memory_service.engine import MemoryEngine
@@ -25,6 +30,9 @@ class StoredScenario:
 
     def relevant_ids(self, query: dict) -> set:
         return {self.ids[ref] for ref in query["relevant"] if ref in self.ids}
+
+    def context_ids(self, query: dict) -> set:
+        return {self.ids[ref] for ref in query.get("context", ()) if ref in self.ids}
 
 
 def load_sets(folder: str) -> List[dict]:
@@ -55,6 +63,13 @@ def store_scenarios(engine: MemoryEngine, sets: List[dict]) -> List[StoredScenar
     return stored
 
 
-def judged(item, relevant_ids: set) -> bool:
-    """A turn as labelled; a derived memory through the turns it was learnt from."""
-    return item.id in relevant_ids or any(source in relevant_ids for source in item.sources)
+def judged(item, relevant_ids: set, context_ids: set = frozenset()) -> Optional[bool]:
+    """A turn as labelled; a derived memory through the turns it was learnt from:
+    relevant when one of them is, unjudged (None) when it is a context turn or
+    every turn it was learnt from is one, otherwise not relevant."""
+    sources = list(getattr(item, "sources", None) or ())
+    if item.id in relevant_ids or any(source in relevant_ids for source in sources):
+        return True
+    if item.id in context_ids or (sources and all(source in context_ids for source in sources)):
+        return None
+    return False

@@ -79,10 +79,13 @@ def test_schema(lang):
             assert all(isinstance(t, str) and t.strip() == t and t for t in exchange), exchange
         assert len(scenario["queries"]) >= MIN_QUERIES_PER_SCENARIO, scenario["id"]
         for q in scenario["queries"]:
-            assert set(q) <= {"query", "relevant", "category", "note"} and {"query", "relevant", "category"} <= set(q), q
+            assert set(q) <= {"query", "relevant", "context", "category", "note"}, q
+            assert {"query", "relevant", "category"} <= set(q), q
             assert isinstance(q["query"], str) and q["query"].strip() == q["query"] and q["query"], q
             assert q["category"] in CATEGORIES, q
             assert isinstance(q["relevant"], list), q
+            assert isinstance(q.get("context", []), list), q
+            assert q.get("context", True) != [], f"{q}: an empty context is left out"
             assert isinstance(q.get("note", ""), str), q
 
 
@@ -95,6 +98,25 @@ def test_refs_valid(lang):
             assert len(set(q["relevant"])) == len(q["relevant"]), f"duplicate ref in {q}"
             unknown = set(q["relevant"]) - turns
             assert not unknown, f"{scenario['id']} {q['query']!r}: no such turn {unknown}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_context_refs_valid(lang):
+    """``context``: turns about the query only through the conversation, neither
+    relevant nor irrelevant; valid refs, no duplicates, none also relevant."""
+    for scenario in load(lang)["scenarios"]:
+        turns = set(turns_of(scenario))
+        for q in scenario["queries"]:
+            where = f"{scenario['id']} {q['query']!r}"
+            context = q.get("context", [])
+            assert all(isinstance(r, str) and TURN_REF.match(r) for r in context), where
+            assert len(set(context)) == len(context), f"{where}: duplicate context ref"
+            unknown = set(context) - turns
+            assert not unknown, f"{where}: no such turn {unknown}"
+            both = set(context) & set(q["relevant"])
+            assert not both, f"{where}: {both} both relevant and context"
+            if q["category"] == "none":
+                assert not context, f"{where}: a query about nothing stored has no context turns"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -142,7 +164,7 @@ def test_coverage_and_counts(lang):
     categories = {q["category"] for s in scenarios for q in s["queries"]}
     assert categories == CATEGORIES, f"missing {CATEGORIES - categories}"
     queries = sum(len(s["queries"]) for s in scenarios)
-    judgements = sum(len(s["queries"]) * 2 * len(s["exchanges"]) for s in scenarios)
+    judgements = sum(2 * len(s["exchanges"]) - len(q.get("context", [])) for s in scenarios for q in s["queries"])
     assert queries >= MIN_QUERIES_PER_LANG
     assert judgements >= MIN_JUDGEMENTS_PER_LANG
 
