@@ -231,7 +231,7 @@ def drive(setup_file: str):
             time.sleep(0.5)
         ok("memory.context.build", {"utterance": "what instrument do I play?"})
         recalled = ok("memory.recall", {"query": "musical instrument"})["memories"]
-        forgotten = ok("memory.forget", {"query": "ferns water"})["forgotten"]
+        forgotten = ok("memory.forget", {"query": "remind me to water the ferns"})["forgotten"]
         time.sleep(max(0.0, setup["run_for_s"] - (time.monotonic() - started)))
         ok("memory.recall", {"query": "where does my sister live"})
         stats = ok("memory.stats", {})
@@ -242,7 +242,8 @@ def drive(setup_file: str):
         stop(bus_proc)
     # the admin command line, opening the store itself (the daemon is gone)
     cli = subprocess.run([sys.executable, "-c", "from ovos_memory_service.cli import main; main()",
-                          "search", "sister city", "--user", "privacy", "--json"], env=setup["service_env"],
+                          "search", "my sister Ana lives in Lisbon", "--user", "privacy",
+                          "--json"], env=setup["service_env"],
                          capture_output=True, text=True, timeout=120)
     if cli.returncode != 0:
         raise RuntimeError(f"ovos-memory search failed: {cli.stderr}")
