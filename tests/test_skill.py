@@ -289,6 +289,17 @@ def remember_all(voice, me, lang, texts):
         voice.engine.remember(scope(user=me, lang=lang), text)
 
 
+@pytest.mark.parametrize("lang, utterance, topic", [
+    ("en-us", "forget that i live in lisbon", "i live in lisbon"),
+    ("de-de", "vergiss dass ich in lissabon wohne", "ich in lissabon wohne")])
+def test_forget_that_x_forgets_x_not_that(voice, lang, utterance, topic):
+    me = new_user()
+    remember_all(voice, me, lang, [topic])
+    heard = voice.converse(utterance, NO[lang], lang, me)
+    assert heard.intents[0] == "forget.topic.intent" and heard.intent_data()["topic"] == topic
+    assert heard.dialogs == ["forget.topic.confirm.one", "forget.kept"]
+
+
 def test_forget_topic_reads_every_item_it_would_forget(voice):
     me = new_user()
     remember_all(voice, me, "en-us", JAZZ["en-us"][:3])
