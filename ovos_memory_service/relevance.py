@@ -13,16 +13,19 @@ neighbouring turn, which may still raise ``rank_score``):
 
 An exact match scores 1. Otherwise the score is a logistic model of the two
 numbers, fitted on the development split of the labelled relevance set in
-benchmarks/relevance/ (``python benchmarks/relevance.py --fit``); a second
-model serves memories without a vector. The fitted weights are below.
+benchmarks/relevance/ (``python benchmarks/fit_relevance.py`` prints them); a
+second model serves memories without a vector (not embedded yet, or semantic
+recall off). With all-MiniLM-L6-v2, similarity alone is weak evidence (in
+pt-pt, es-es and de-de unrelated sentences reach 0.3-0.45): a memory that
+shares no word with the query rarely reaches the recall threshold.
 """
 import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 # logistic weights: (intercept, similarity, coverage) and (intercept, coverage)
-WITH_MEANING = (-4.35, 3.85, 5.89)
-KEYWORDS_ONLY = (-3.21, 7.14)
+WITH_MEANING = (-6.16, 6.59, 6.68)
+KEYWORDS_ONLY = (-4.02, 8.56)
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,9 @@ def relevance(evidence: Evidence, with_meaning: Optional[Sequence[float]] = None
     if evidence.exact:
         return 1.0
     if evidence.similarity is None:
-        b0, b_cov = keywords_only or KEYWORDS_ONLY
+        b0, b_cov = KEYWORDS_ONLY if keywords_only is None else keywords_only
         return _sigmoid(b0 + b_cov * evidence.coverage)
-    b0, b_sim, b_cov = with_meaning or WITH_MEANING
+    b0, b_sim, b_cov = WITH_MEANING if with_meaning is None else with_meaning
     return _sigmoid(b0 + b_sim * evidence.similarity + b_cov * evidence.coverage)
 
 
