@@ -10,7 +10,7 @@ with a query's context turns (about it only through the conversation, see
 benchmarks/relevance/README.md), or with a fact learnt only from them, are
 left out: the score is computed from the memory's own text. Two
 logistic regressions are fitted by Newton's method: with similarity and
-coverage, and with coverage alone (memories without a vector). It prints the
+coverage and topic words, and without similarity (memories without a vector). It prints the
 weights to write into relevance.py, and the log loss and Brier score of the
 fitted and of the current weights on both splits.
 
@@ -53,7 +53,8 @@ def pairs(engine, stored):
 
 
 def design(rows, with_meaning: bool):
-    x = [[1.0, ev.similarity, ev.coverage] if with_meaning else [1.0, ev.coverage] for ev, _ in rows]
+    x = [[1.0, ev.similarity, ev.coverage, ev.topic] if with_meaning else [1.0, ev.coverage, ev.topic]
+         for ev, _ in rows]
     return np.asarray(x, dtype=float), np.asarray([label for _, label in rows], dtype=float)
 
 
@@ -97,8 +98,8 @@ def main():
     with_vectors = [(ev, y) for ev, y in rows["dev"] if ev.similarity is not None]
     meaning = tuple(float(w) for w in fit_logistic(*design(with_vectors, True)))
     keywords = tuple(float(w) for w in fit_logistic(*design(rows["dev"], False)))
-    print(f"WITH_MEANING = ({meaning[0]:.2f}, {meaning[1]:.2f}, {meaning[2]:.2f})")
-    print(f"KEYWORDS_ONLY = ({keywords[0]:.2f}, {keywords[1]:.2f})")
+    print(f"WITH_MEANING = ({', '.join(f'{w:.2f}' for w in meaning)})")
+    print(f"KEYWORDS_ONLY = ({', '.join(f'{w:.2f}' for w in keywords)})")
     for name, score in (("current", relevance.relevance),
                         ("fitted", lambda ev: relevance.relevance(ev, meaning, keywords))):
         for split in ("dev", "test"):

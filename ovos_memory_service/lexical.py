@@ -21,7 +21,7 @@ from typing import List, Sequence
 from sqlite_utils import Database
 
 from ovos_memory_service.items import MemoryItem
-from ovos_memory_service.resources import stop_words
+from ovos_memory_service.resources import stop_words, topics
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 # bm25 weights of the name, content and context columns
@@ -52,6 +52,12 @@ def match_expression(words: Sequence[str]) -> str:
     return " OR ".join(quote(w) for w in words)
 
 
+def topic_words(words: Sequence[str], lang: str) -> dict:
+    """keyword -> the words of its topic (topics.list), for keywords that name one."""
+    known = topics(lang)
+    return {w: known[w] for w in words if w in known}
+
+
 def search(db: Database, text: str, lang: str, visible_sql: str, visible_args: list,
            exclude_ids: Sequence[str] = (), exclude_content: str = "",
            limit: int = 5) -> List[MemoryItem]:
@@ -60,6 +66,8 @@ def search(db: Database, text: str, lang: str, visible_sql: str, visible_args: l
     words = keywords(text, lang)
     if not words or limit <= 0:
         return []
+    related = topic_words(words, lang)
+    searched = list(dict.fromkeys([*words, *(m for members in related.values() for m in members)]))
     sql = (
         "SELECT m.*, -bm25(memories_fts, %s, %s, %s) AS relevance " % WEIGHTS +
         "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
@@ -68,28 +76,40 @@ def search(db: Database, text: str, lang: str, visible_sql: str, visible_args: l
         "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?)) "
         "ORDER BY relevance DESC LIMIT ?")
     rows = db.execute_returning_dicts(
-        sql, [match_expression(words), *visible_args, json.dumps(list(exclude_ids)),
+        sql, [match_expression(searched), *visible_args, json.dumps(list(exclude_ids)),
               exclude_content.strip(), limit])
-    found = coverage(db, words, [r["seq"] for r in rows])
+    found = coverage(db, words, [r["seq"] for r in rows], related)[0]
     return [MemoryItem.from_row(r, score=found[r["seq"]], rank_score=r["relevance"])
             for r in rows]
 
 
-def coverage(db: Database, words: Sequence[str], seqs: Sequence[int]) -> dict:
-    """seq -> idf-weighted share of ``words`` in that memory's own text
-    (see the module doc); two small FTS5 queries per word."""
-    found = {seq: 0.0 for seq in seqs}
-    if not found or not words:
-        return found
+def coverage(db: Database, words: Sequence[str], seqs: Sequence[int], related: dict = None):
+    """Two maps seq -> idf-weighted share of ``words``: those the memory's own
+    text contains (see the module doc), and those it does not contain but
+    talks about through their topic's words (``related``, topic_words())."""
+    direct = {seq: 0.0 for seq in seqs}
+    topical = dict(direct)
+    if not direct or not words:
+        return direct, topical
     total_docs = db.execute("SELECT count(*) FROM memories").fetchone()[0]
-    wanted = json.dumps(list(found))
+    wanted = json.dumps(list(direct))
     idf_sum = 0.0
     for word in words:
         expression = OWN_WORDS + quote(word)
         n = db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", [expression]).fetchone()[0]
         idf = math.log(1 + (total_docs - n + 0.5) / (n + 0.5))
         idf_sum += idf
-        for (seq,) in db.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-                                 "AND rowid IN (SELECT value FROM json_each(?))", [expression, wanted]):
-            found[seq] += idf
-    return {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()}
+        having = _matching(db, expression, wanted)
+        for seq in having:
+            direct[seq] += idf
+        if (related or {}).get(word):
+            for seq in _matching(db, OWN_WORDS + "(" + match_expression(related[word]) + ")", wanted) - having:
+                topical[seq] += idf
+    share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
+    return share(direct), share(topical)
+
+
+def _matching(db: Database, expression: str, wanted: str) -> set:
+    """The rowids among ``wanted`` (a JSON list) that match an FTS5 expression."""
+    return {seq for (seq,) in db.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+                                         "AND rowid IN (SELECT value FROM json_each(?))", [expression, wanted])}

@@ -78,14 +78,17 @@ class StoreReader:
         """What each item's own words and meaning say about ``query``."""
         if not items:
             return []
+        words = lexical.keywords(query, scope.lang)
         with self.lock:
-            coverage = lexical.coverage(self.db, lexical.keywords(query, scope.lang), [i.seq for i in items])
+            coverage, topical = lexical.coverage(self.db, words, [i.seq for i in items],
+                                                 lexical.topic_words(words, scope.lang))
         semantic, similarity = self.semantic, {}
         if semantic is not None:
             similarity = semantic.similarities(scope.user_id, query, [i.id for i in items])
         said = normalized(query)
         return [Evidence(similarity.get(item.id), coverage.get(item.seq, 0.0),
-                         normalized(item.content) == said or (item.value is not None and normalized(item.value) == said))
+                         normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
+                         topical.get(item.seq, 0.0))
                 for item in items]
 
     def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False):

@@ -8,10 +8,12 @@ neighbouring turn, which may still raise ``rank_score``):
   the memory has no vector yet, or semantic recall is off);
 - ``coverage``: the idf-weighted share of the query's keywords that the
   memory's own words contain (lexical.py);
+- ``topic``: the share of keywords it does not contain but talks about
+  through their topic's words ("pet" -> "cat", locale/<lang>/topics.list);
 - ``exact``: the memory says exactly the query (case, spacing and closing
   punctuation aside), or the query is exactly a fact's value ("lisbon").
 
-An exact match scores 1. Otherwise the score is a logistic model of the two
+An exact match scores 1. Otherwise the score is a logistic model of the
 numbers, fitted on the development split of the labelled relevance set in
 benchmarks/relevance/ (``python benchmarks/fit_relevance.py`` prints them); a
 second model serves memories without a vector (not embedded yet, or semantic
@@ -23,9 +25,9 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-# logistic weights: (intercept, similarity, coverage) and (intercept, coverage)
-WITH_MEANING = (-6.16, 6.59, 6.68)
-KEYWORDS_ONLY = (-4.02, 8.56)
+# logistic weights: (intercept, similarity, coverage, topic) and (intercept, coverage, topic)
+WITH_MEANING = (-6.16, 6.59, 6.68, 0.0)
+KEYWORDS_ONLY = (-4.02, 8.56, 0.0)
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class Evidence:
     similarity: Optional[float]
     coverage: float
     exact: bool = False
+    topic: float = 0.0  # share of keywords found only through their topic's words
 
 
 def _sigmoid(z: float) -> float:
@@ -45,10 +48,10 @@ def relevance(evidence: Evidence, with_meaning: Optional[Sequence[float]] = None
     if evidence.exact:
         return 1.0
     if evidence.similarity is None:
-        b0, b_cov = KEYWORDS_ONLY if keywords_only is None else keywords_only
-        return _sigmoid(b0 + b_cov * evidence.coverage)
-    b0, b_sim, b_cov = WITH_MEANING if with_meaning is None else with_meaning
-    return _sigmoid(b0 + b_sim * evidence.similarity + b_cov * evidence.coverage)
+        b0, b_cov, b_topic = KEYWORDS_ONLY if keywords_only is None else keywords_only
+        return _sigmoid(b0 + b_cov * evidence.coverage + b_topic * evidence.topic)
+    b0, b_sim, b_cov, b_topic = WITH_MEANING if with_meaning is None else with_meaning
+    return _sigmoid(b0 + b_sim * evidence.similarity + b_cov * evidence.coverage + b_topic * evidence.topic)
 
 
 def most_relevant(items: List, threshold: float) -> List:

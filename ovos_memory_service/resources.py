@@ -1,7 +1,7 @@
 """Finding the per-language resources under ``locale/<lang>/``."""
 from functools import lru_cache
 from pathlib import Path
-from typing import FrozenSet, Optional
+from typing import Dict, FrozenSet, Optional, Tuple
 
 
 def locale_dir() -> Path:
@@ -39,3 +39,22 @@ def stop_words(lang: str) -> FrozenSet[str]:
         return frozenset()
     path = locale_dir() / folder / "stopwords.list"
     return frozenset(w.lower() for w in read_list(path)) if path.exists() else frozenset()
+
+
+@lru_cache(maxsize=32)
+def topics(lang: str) -> Dict[str, Tuple[str, ...]]:
+    """``locale/<lang>/topics.list``: a word that names a topic ("pet") -> the
+    words that say it is being talked about ("dog", "cat"...). One way only:
+    "cat" does not lead back to "pet", nor to "dog"."""
+    folder = match_lang(lang)
+    path = locale_dir() / folder / "topics.list" if folder else None
+    if path is None or not path.exists():
+        return {}
+    found: Dict[str, Tuple[str, ...]] = {}
+    for line in read_list(path):
+        heads, _, members = line.partition(":")
+        words = tuple(w.strip().lower() for w in members.split(",") if w.strip())
+        for head in (h.strip().lower() for h in heads.split(",")):
+            if head:
+                found[head] = tuple(dict.fromkeys(found.get(head, ()) + words))
+    return found
