@@ -90,8 +90,9 @@ def check_record(record) -> dict:
     if row["status"] not in ("current", "superseded", "retracted"):
         raise InvalidRequest("status must be current, superseded or retracted")
     confidence = record.get("confidence")
-    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))):
-        raise InvalidRequest("confidence must be a number")
+    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+                                   or not 0 <= confidence <= 1):
+        raise InvalidRequest("confidence must be a number from 0 to 1")
     row["confidence"] = confidence
     sources = record.get("sources")
     if sources is not None and (not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)):

@@ -276,6 +276,9 @@ def test_persona_configure_with_objects_where_ids_belong(raw, data):
     ("memory.admin.export", {"limit": -1}), ("memory.admin.import", {"records": [["x"]]}),
     ("memory.admin.import", {"records": [{"id": "a", "kind": "fact", "user_id": "u", "session_id": "s",
                                           "content": "c", "created_at": 12345}]}),
+    ("memory.admin.import", {"records": [{"id": "conf-1", "kind": "fact", "user_id": "u", "session_id": "s",
+                                          "content": "c", "created_at": "2024-01-01T00:00:00Z",
+                                          "confidence": 7}]}),
     ("memory.history.update", {"messages": [{"role": "user", "content": "x", "created_at": "2024-13-45"}]}),
     ("memory.history.update", {"messages": [{"role": "user", "content": "x", "created_at": "9" * 5000}]}),
 ])
