@@ -72,7 +72,9 @@ class Embedder:
             from fastembed import TextEmbedding
         except ImportError as e:
             raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install fastembed onnxruntime")
-        kwargs = {"threads": threads or None}
+        # onnxruntime's arena keeps the largest batch's buffers for good (+175 MB
+        # here, against +34 MB without it)
+        kwargs = {"threads": threads or None, "enable_cpu_mem_arena": False}
         if folder is not None:
             kwargs["specific_model_path"] = str(folder)
         try:

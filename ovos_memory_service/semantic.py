@@ -4,7 +4,16 @@ Turns are acknowledged as soon as SQLite has them; a trigger queues each one
 in ``embed_jobs`` in the same transaction, so the queue survives restarts.
 One worker thread embeds the queue in batches outside the engine's lock,
 then writes the vectors and clears the jobs under it, so a memory forgotten
-meanwhile is never indexed. Failed batches are retried with backoff.
+meanwhile is never indexed. Failed batches are retried with backoff; a new
+process retries at once what an earlier one postponed.
+
+The newest memories are embedded first: after a restart (or a burst of
+writes) what was just said is found by meaning within seconds, while the
+backlog behind it is worked off at full speed (keyword recall finds it
+meanwhile). The vector table is compacted every ``COMPACT_WRITES`` writes and
+on the ``vector_compact_minutes`` schedule, counting the versions an earlier
+run left, so neither the versions nor the cost of a write grow under
+continuous writes or repeated crashes.
 """
 import threading
 import time
@@ -15,9 +24,8 @@ import numpy as np
 from sqlite_utils import Database
 
 from ovos_memory_service.embeddings import Embedder
-from ovos_memory_service.vectors import VectorIndex
+from ovos_memory_service.vectors import COMPACT_WRITES, VectorIndex
 from ovos_memory_service.worker import QueueWorker
-
 
 
 def embed_text(row: dict) -> str:
@@ -39,8 +47,13 @@ class SemanticIndex(QueueWorker):
         self.batch_size = batch_size
         self.compact_s = compact_minutes * 60
         self.embedded = 0  # vectors written since the start
-        self._since_compact = 0
         self._last_compact = time.monotonic()
+        with self.lock, self.db.atomic():
+            # a backoff decided by an earlier process is stale: this one retries at once
+            self.db.execute("UPDATE embed_jobs SET next_at = 0, attempts = 0 WHERE next_at > 0")
+        if self.vectors.writes >= COMPACT_WRITES:
+            with self.lock:
+                self._compact()
         self._queries = {}  # the latest query texts and their embeddings, oldest first
         self._queries_lock = threading.Lock()
 
@@ -50,7 +63,7 @@ class SemanticIndex(QueueWorker):
             jobs = self.db.execute_returning_dicts(
                 "SELECT j.rowid AS job, j.attempts, m.seq, m.id, m.user_id, m.kind, m.role, m.name, "
                 "m.content FROM embed_jobs j JOIN memories m ON m.id = j.memory_id "
-                "WHERE j.next_at <= ? ORDER BY j.rowid LIMIT ?", [time.time(), self.batch_size])
+                "WHERE j.next_at <= ? ORDER BY j.rowid DESC LIMIT ?", [time.time(), self.batch_size])
         if not jobs:
             return False
         try:
@@ -66,8 +79,9 @@ class SemanticIndex(QueueWorker):
                 self.vectors.upsert(rows)
                 with self.db.atomic():
                     self.db.conn.executemany("DELETE FROM embed_jobs WHERE rowid = ?", [[j] for j in current])
+                if self.vectors.writes >= COMPACT_WRITES:
+                    self._compact()
             self.embedded += len(rows)
-            self._since_compact += len(rows)
             return True
         except Exception as e:
             self.failed("embedding a batch failed", e)
@@ -78,11 +92,14 @@ class SemanticIndex(QueueWorker):
 
     def idle(self):
         """Compact the vector table on schedule while it receives vectors."""
-        if self._since_compact and time.monotonic() - self._last_compact >= self.compact_s:
+        if self.vectors.writes and time.monotonic() - self._last_compact >= self.compact_s:
             with self.lock:
-                self.vectors.compact()
-            self._since_compact = 0
-            self._last_compact = time.monotonic()
+                self._compact()
+
+    def _compact(self):
+        """(call with the engine's lock held)"""
+        self.vectors.compact()
+        self._last_compact = time.monotonic()
 
     # ---------------------------------------------------------------- reads
     def search(self, user_id: str, text: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:

@@ -1,16 +1,25 @@
 """Vectors of the memories in LanceDB: a derived index, rebuilt from SQLite at
 will. It holds ids and vectors only, never memory text.
 
-Every LanceDB write makes a new version and fragment: ``compact()`` merges
-fragments (run on a schedule) and ``purge()`` also removes every old version,
-so that a forgotten memory's vector is gone from the files too.
+Every LanceDB write makes a new version and fragment, and each write scans
+every fragment: ``compact()`` merges the fragments and removes the old versions
+(the owner runs it every ``COMPACT_WRITES`` writes, see semantic.py), and
+``purge()`` also removes files no version references, so that a forgotten
+memory's vector is gone from the files too.
+
+LanceDB's session caches the metadata of every version it has seen, with no
+bound by default: over 1,200 writes of 16 vectors it grew by 377 MB. This
+index reads the table rarely (once per user), so the caches are kept small.
 
 A query compares a few hundred vectors of one user: LanceDB's query planning
 alone costs about 10 ms here, so searches run over an in-memory copy of each
 user's vectors, read from LanceDB once and kept in step with every write and
-delete (forgetting drops them from it too).
+delete (forgetting drops them from it too). The copies of the users used least
+recently are dropped beyond ``CACHE_VECTORS`` vectors.
 """
 import threading
+import warnings
+from collections import OrderedDict
 from datetime import timedelta
 from pathlib import Path
 from typing import List, Sequence, Tuple
@@ -18,6 +27,9 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 TABLE = "memory_vectors"
+LANCE_CACHE_BYTES = 16 << 20   # LanceDB's index and metadata caches, each
+CACHE_VECTORS = 50_000         # vectors kept in memory, over all users (about 75 MB at 384 dimensions)
+COMPACT_WRITES = 48            # writes (versions) between two compactions
 
 
 def sql_string(value: str) -> str:
@@ -42,12 +54,18 @@ class VectorIndex:
             pa.field("vector", pa.list_(pa.float32(), dim)),
         ])
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.db = lancedb.connect(str(folder))
+        self.session = lancedb.Session(index_cache_size_bytes=LANCE_CACHE_BYTES,
+                                       metadata_cache_size_bytes=LANCE_CACHE_BYTES)
+        self.db = lancedb.connect(str(folder), session=self.session)
         self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
         if self.table.schema.field("vector").type.list_size != dim:
             raise ValueError(f"the vector index was built with another model; run a reindex "
                              f"(dimension {self.table.schema.field('vector').type.list_size}, now {dim})")
-        self._users = {}  # user_id -> {"seq": array, "id": list, "vector": matrix}
+        # writes since the last compaction: versions left by earlier runs count too
+        self.writes = len(self.table.list_versions()) - 1
+        self._users = OrderedDict()  # user_id -> _UserVectors, least recently used first
+        # held while the cache or a read of the table's files is in progress,
+        # so that compaction never removes files a read is using
         self._cache_lock = threading.Lock()
 
     def upsert(self, rows: Sequence[Tuple[int, str, str, np.ndarray]]):
@@ -63,84 +81,117 @@ class VectorIndex:
                 pa.array(np.stack([r[3] for r in rows]).astype(np.float32).reshape(-1)), self.dim),
         }, schema=self.schema)
         self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        self.writes += 1
         with self._cache_lock:
             for seq, memory_id, user_id, vector in rows:
                 if user_id in self._users:
-                    self._drop_cached({memory_id}, [user_id])
-                    self._users[user_id] = _append(self._users[user_id], seq, memory_id, vector)
+                    self._users[user_id].drop({memory_id})  # a rewritten memory replaces its vector
+                    self._users[user_id].new.append((seq, memory_id, np.asarray(vector, dtype=np.float32)))
+            self._evict()
 
     def delete(self, ids: Sequence[str]) -> int:
         if not ids:
             return 0
         result = self.table.delete("id IN (" + ", ".join(sql_string(i) for i in ids) + ")")
+        self.writes += 1
         with self._cache_lock:
-            self._drop_cached(set(ids), list(self._users))
+            for cached in self._users.values():
+                cached.drop(set(ids))
         return getattr(result, "num_deleted_rows", 0) or 0
 
-    def _drop_cached(self, ids: set, users: list):
-        for user_id in users:
-            cached = self._users[user_id]
-            keep = [i for i, memory_id in enumerate(cached["id"]) if memory_id not in ids]
-            if len(keep) != len(cached["id"]):
-                self._users[user_id] = {"seq": cached["seq"][keep], "vector": cached["vector"][keep],
-                                        "id": [cached["id"][i] for i in keep]}
-
-    def _user_vectors(self, user_id: str) -> dict:
+    def _user_vectors(self, user_id: str) -> Tuple[np.ndarray, list, np.ndarray]:
+        """The user's (seqs, ids, matrix), as they are now."""
         with self._cache_lock:
             if user_id not in self._users:
                 rows = (self.table.search().where(f"user_id = {sql_string(user_id)}")
                         .select(["seq", "id", "vector"]).limit(None).to_arrow())
                 matrix = np.asarray(rows["vector"].combine_chunks().flatten().to_numpy(),
                                     dtype=np.float32).reshape(-1, self.dim)
-                self._users[user_id] = {"seq": np.asarray(rows["seq"].to_pylist(), dtype=np.int64),
-                                        "id": rows["id"].to_pylist(), "vector": matrix}
-            return self._users[user_id]
+                self._users[user_id] = _UserVectors(np.asarray(rows["seq"].to_pylist(), dtype=np.int64),
+                                                    rows["id"].to_pylist(), matrix)
+            self._users.move_to_end(user_id)
+            cached = self._users[user_id]
+            cached.settle()
+            self._evict()
+            return cached.seq, cached.ids, cached.matrix
+
+    def _evict(self):
+        """Forget the copies of the users used least recently, beyond the budget."""
+        total = sum(len(c) for c in self._users.values())
+        while total > CACHE_VECTORS and len(self._users) > 1:
+            total -= len(self._users.popitem(last=False)[1])
 
     def search(self, vector: np.ndarray, user_id: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
         """(id, cosine similarity) of the user's nearest vectors with seq >= min_seq."""
-        cached = self._user_vectors(user_id)
-        candidates = np.flatnonzero(cached["seq"] >= min_seq)
+        seqs, ids, matrix = self._user_vectors(user_id)
+        candidates = np.flatnonzero(seqs >= min_seq)
         if not len(candidates):
             return []
-        similarity = cached["vector"][candidates] @ vector  # vectors are unit length
+        similarity = matrix[candidates] @ vector  # vectors are unit length
         order = np.argsort(-similarity)[:limit]
-        return [(cached["id"][candidates[i]], float(similarity[i])) for i in order]
+        return [(ids[candidates[i]], float(similarity[i])) for i in order]
 
     def similarities(self, vector: np.ndarray, user_id: str, ids: Sequence[str]) -> dict:
         """id -> cosine similarity, for those of ``ids`` that have a vector of the user."""
-        cached = self._user_vectors(user_id)
+        _, cached_ids, matrix = self._user_vectors(user_id)
         wanted = set(ids)
-        rows = [i for i, memory_id in enumerate(cached["id"]) if memory_id in wanted]
+        rows = [i for i, memory_id in enumerate(cached_ids) if memory_id in wanted]
         if not rows:
             return {}
-        similarity = cached["vector"][rows] @ vector
-        return {cached["id"][i]: float(s) for i, s in zip(rows, similarity)}
+        similarity = matrix[rows] @ vector
+        return {cached_ids[i]: float(s) for i, s in zip(rows, similarity)}
 
     def count(self) -> int:
-        return self.table.count_rows()
+        with self._cache_lock:
+            return self.table.count_rows()
 
     def ids(self) -> set:
-        return set(self.table.to_arrow()["id"].to_pylist())
+        with self._cache_lock:
+            return set(self.table.to_arrow()["id"].to_pylist())
 
-    def compact(self):
-        """Merge small fragments; old versions older than an hour go too."""
-        self.table.optimize(cleanup_older_than=timedelta(hours=1))
+    def compact(self, unreferenced: bool = False):
+        """Merge the fragments and remove every old version (and with
+        ``unreferenced``, files of writes a crash interrupted, whatever their
+        age): deleted vectors leave the files. Reads of the files wait."""
+        with self._cache_lock, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "removes every version except the latest": wanted
+            self.table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unreferenced)
+        self.writes = 0
 
     def purge(self):
         """Compact and drop every old version: deleted vectors leave the files."""
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "removes every version except the latest": wanted
-            self.table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        self.compact(unreferenced=True)
 
     def clear(self):
-        self.db.drop_table(TABLE)
-        self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
         with self._cache_lock:
+            self.db.drop_table(TABLE)
+            self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
             self._users.clear()
         self.purge()
 
 
-def _append(cached: dict, seq: int, memory_id: str, vector: np.ndarray) -> dict:
-    return {"seq": np.append(cached["seq"], seq), "id": [*cached["id"], memory_id],
-            "vector": np.vstack([cached["vector"], np.asarray(vector, dtype=np.float32)[None, :]])}
+class _UserVectors:
+    """One user's vectors in memory. New ones (``new``: (seq, id, vector)) are
+    joined to the matrix once, when the user is searched next, not copied on
+    every write."""
+
+    def __init__(self, seq: np.ndarray, ids: list, matrix: np.ndarray):
+        self.seq, self.ids, self.matrix = seq, ids, matrix
+        self.new = []
+
+    def __len__(self):
+        return len(self.ids) + len(self.new)
+
+    def settle(self):
+        if self.new:
+            self.seq = np.concatenate([self.seq, np.array([n[0] for n in self.new], dtype=np.int64)])
+            self.ids = [*self.ids, *(n[1] for n in self.new)]
+            self.matrix = np.vstack([self.matrix, np.stack([n[2] for n in self.new])])
+            self.new = []
+
+    def drop(self, ids: set):
+        self.new = [n for n in self.new if n[1] not in ids]
+        keep = [i for i, memory_id in enumerate(self.ids) if memory_id not in ids]
+        if len(keep) != len(self.ids):
+            self.seq, self.matrix = self.seq[keep], self.matrix[keep]
+            self.ids = [self.ids[i] for i in keep]
