@@ -255,7 +255,7 @@ class Exchange:
             try:
                 message = json.loads(frame.decode("utf-8"))
                 reply_type, reply = message["type"], message["data"]
-            except (ValueError, TypeError, KeyError):
+            except (ValueError, TypeError, KeyError, RecursionError):
                 continue
             if not reply_type.endswith(".response") or not reply_type.startswith("memory."):
                 continue
