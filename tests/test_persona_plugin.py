@@ -204,8 +204,7 @@ def test_a_block_the_daemon_refuses_later_fails_every_call(fresh_stack):
     """Away at load, and no persona_id to configure: the daemon's answer comes on first use."""
     stack = fresh_stack
     memory = plugin(stack, timeout=0.5, retry_interval=0.2, memory_module="not-a-backend")
-    memory.update_history(said(("user", "hello")), "s-later")  # queued: the daemon is away
-    stack.start_service()  # longer than retry_interval: the next call asks the daemon again
+    stack.start_service()
     with pytest.raises(ValueError, match="unknown memory_module 'not-a-backend'"):
         memory.build_conversation_context("hello again", "s-later")
     for call, args in ((memory.update_history, (said(("user", "more")), "s-later")),
