@@ -1,0 +1,67 @@
+"""The topic lexicons (locale/<lang>/topics.list) parse, and keep to their format:
+``head words: member words``, comma-separated, lower case, one-way."""
+import re
+from pathlib import Path
+
+import pytest
+
+LOCALE = Path(__file__).resolve().parent.parent / "locale"
+LANGS = ["en-us", "pt-pt", "es-es", "de-de"]
+WORD = re.compile(r"^\w+$", re.UNICODE)
+
+
+def parse(lang):
+    path = LOCALE / lang / "topics.list"
+    assert path.exists(), f"{path} is missing"
+    lines = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        assert line.count(":") == 1, f"{lang}:{number}: one ':' between heads and members"
+        heads, members = (part.split(",") for part in line.split(":"))
+        heads = [h.strip() for h in heads]
+        members = [m.strip() for m in members]
+        lines.append((number, heads, members))
+    return path, lines
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_topics_list_format(lang):
+    path, lines = parse(lang)
+    assert path.read_text(encoding="utf-8").lstrip().startswith("#"), "a comment header explains the file"
+    assert len(lines) >= 20, f"{lang}: only {len(lines)} topic lines"
+    seen_heads = {}
+    for number, heads, members in lines:
+        where = f"{lang}:{number}"
+        for word in heads + members:
+            assert word, f"{where}: an empty word (stray comma?)"
+            assert word == word.lower(), f"{where}: {word!r} is not lower case"
+            assert WORD.match(word), f"{where}: {word!r} is not one word the search tokenizer keeps whole"
+        assert 1 <= len(heads) <= 6, f"{where}: {len(heads)} heads"
+        assert 10 <= len(members) <= 40, f"{where}: {len(members)} members"
+        assert len(set(heads)) == len(heads), f"{where}: a head is repeated"
+        assert len(set(members)) == len(members), f"{where}: a member is repeated"
+        assert not set(heads) & set(members), f"{where}: {set(heads) & set(members)} both head and member"
+        for head in heads:
+            assert head not in seen_heads, f"{where}: head {head!r} already heads line {seen_heads[head]}"
+            seen_heads[head] = number
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_stop_words(lang):
+    stops = {w.strip().lower() for w in (LOCALE / lang / "stopwords.list").read_text(encoding="utf-8").splitlines()
+             if w.strip() and not w.startswith("#")}
+    for number, heads, members in parse(lang)[1]:
+        assert not (set(heads) | set(members)) & stops, f"{lang}:{number}: stop words {(set(heads) | set(members)) & stops}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_loaded_by_the_service(lang):
+    """resources.topics() reads each file: every head leads to its own line's members."""
+    from ovos_memory_service.resources import topics
+    topics.cache_clear()
+    known = topics(lang)
+    for _, heads, members in parse(lang)[1]:
+        for head in heads:
+            assert set(known[head]) == set(members)
