@@ -49,7 +49,7 @@ DEFAULTS = {
     "recall_relevance_threshold": 0.6,
     "recall_embeddings_limit": 1000,
     # forgetting by query takes only what is clearly about it
-    "forget_relevance_threshold": 0.85,
+    "forget_relevance_threshold": 0.8,
     # protection against overload: requests beyond this many in flight get "unavailable"
     "max_pending_requests": 64,
     # semantic recall: fastembed model (env OVOS_MEMORY_EMBEDDINGS_MODEL wins), an optional

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 # logistic weights: (intercept, similarity, coverage, topic) and (intercept, coverage, topic)
-WITH_MEANING = (-6.16, 6.59, 6.68, 0.0)
-KEYWORDS_ONLY = (-4.02, 8.56, 0.0)
+WITH_MEANING = (-6.50, 7.01, 6.86, 4.66)
+KEYWORDS_ONLY = (-4.18, 8.78, 4.22)
 
 
 @dataclass(frozen=True)

@@ -188,11 +188,11 @@ def test_query_mode_history_folds_earlier_user_turns(make_engine):
     fill(engine, scope(session="old"))
     sc = scope(session="now")
     exchange(engine, sc, "I was thinking about Tokyo", "oh?")
-    context = engine.build_context(sc, "when is that trip?")
+    context = engine.build_context(sc, "when is that happening?")
     assert any("Tokyo" in m.content for m in context.memories)
     engine.close()
     plain = lexical_engine(make_engine)
-    assert not any("Tokyo" in m.content for m in plain.build_context(sc, "when is that trip?").memories)
+    assert not any("Tokyo" in m.content for m in plain.build_context(sc, "when is that happening?").memories)
 
 
 def test_scope_session_recalls_only_this_session(make_engine):
