@@ -72,9 +72,7 @@ class Embedder:
             from fastembed import TextEmbedding
         except ImportError as e:
             raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install fastembed onnxruntime")
-        # onnxruntime's arena keeps the largest batch's buffers for good (+175 MB
-        # here, against +34 MB without it)
-        kwargs = {"threads": threads or None, "enable_cpu_mem_arena": False}
+        kwargs = {"threads": threads or None}
         if folder is not None:
             kwargs["specific_model_path"] = str(folder)
         try:
