@@ -52,6 +52,8 @@ setup(
         "voice-test": ["ovoscope>=0.13,<1.0.0", "ovos-core==2.1.5a1", "ovos-utils>=0.8.5,<0.9.0"],
         # a messagebus, for machines that are not OVOS devices already
         "bus": ["ovos-messagebus>=0.0.10"],
+        # the plots the benchmarks write (benchmarks/relevance.py)
+        "bench": ["matplotlib>=3.7"],
     },
     entry_points={
         "console_scripts": [
