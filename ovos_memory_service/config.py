@@ -59,7 +59,13 @@ DEFAULTS = {
     "vector_compact_minutes": 10,
     # the daemon hosts the voice skill ("what do you remember about me", "forget that"...)
     "voice_commands": True,
+    # the voice skill: how many memories it reads aloud (a forget confirmation reads them all,
+    # or counts them when there are more), and how many "forget <topic>" looks for
+    "voice": {"spoken_items": 3, "forget_limit": 20},
 }
+# nested objects merged key by key over their defaults
+NESTED = ("embeddings", "voice")
+VOICE_LIMITS = {"spoken_items": (1, 20), "forget_limit": (1, 50)}
 
 NUMBER_LIMITS = {
     "session_timeout_minutes": (0.01, 60 * 24 * 365),
@@ -85,7 +91,7 @@ def build_config(overrides: dict = None) -> dict:
     """Defaults merged with ``overrides``, validated; raises ValueError naming the key."""
     config = copy.deepcopy(DEFAULTS)
     for key, value in (overrides or {}).items():
-        if key == "embeddings" and isinstance(value, dict):
+        if key in NESTED and isinstance(value, dict):
             config[key].update(copy.deepcopy(value))
         else:
             config[key] = copy.deepcopy(value)
@@ -108,6 +114,12 @@ def validate(config: dict):
         raise ValueError("memory_service.memory_module must be a backend name")
     if not isinstance(config["embeddings"], dict):
         raise ValueError("memory_service.embeddings must be an object")
+    if not isinstance(config["voice"], dict):
+        raise ValueError("memory_service.voice must be an object")
+    for key, (low, high) in VOICE_LIMITS.items():
+        value = config["voice"].get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(f"memory_service.voice.{key} must be an integer from {low} to {high}, got {value!r}")
     threads = config["embeddings"].get("threads") or 0
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
         raise ValueError("memory_service.embeddings.threads must be an integer from 0 to 64")
