@@ -507,6 +507,8 @@ class MemoryEngine:
                 "pending_jobs": (self._pending + self.facts.pending() + self.llm.pending()
                                  + (semantic.pending() if semantic else 0)),
                 "llm_jobs": self.llm.pending(),
+                # composite members skipped for their deadline or a failure, per member
+                "member_misses": self.reader.misses.snapshot(),
                 # the last failure to read or write the store, until a write succeeds
                 "storage_error": getattr(self, "storage_error", None),
                 "last_background_error": (self.last_background_error or self.facts.last_error

@@ -3,8 +3,10 @@ semantic recall. Each call takes the engine's lock only around SQLite, so
 composite members can run side by side."""
 import json
 import threading
+import time
 from typing import List, Optional, Sequence
 
+from ovos_utils.log import LOG
 from sqlite_utils import Database
 
 from ovos_memory_service import lexical, summaries
@@ -14,7 +16,7 @@ from ovos_memory_service.items import MemoryItem
 from ovos_memory_service.memories import normalized, visible
 from ovos_memory_service.relevance import Evidence, relevance
 from ovos_memory_service.scope import Scope
-from ovos_memory_service.wire import ChatMessage
+from ovos_memory_service.wire import ChatMessage, iso_time
 
 
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
@@ -27,11 +29,40 @@ def cosine_relevance(similarity: float) -> float:
     return min(1.0, max(0.0, (similarity - UNRELATED_SIMILARITY) / (1 - UNRELATED_SIMILARITY)))
 
 
+class MemberMisses:
+    """Composite members skipped for passing their deadline or failing: counted
+    per member for memory.stats, and logged at most once a minute each, so a
+    recall is never silently missing a member."""
+    LOG_EVERY_S = 60
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._counts = {}   # member -> {"missed", "last_at", "last"}
+        self._logged = {}   # member -> when it was last logged
+
+    def record(self, member: str, what: str, why: str):
+        now = time.time()
+        with self._lock:
+            entry = self._counts.setdefault(member, {"missed": 0, "last_at": None, "last": None})
+            entry.update(missed=entry["missed"] + 1, last_at=now, last=f"{what} {why}")
+            log = now - self._logged.get(member, 0.0) >= self.LOG_EVERY_S
+            if log:
+                self._logged[member] = now
+        if log:
+            LOG.warning(f"composite: {member} {what} {why}; skipped ({entry['missed']} times so far)")
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return {member: {**entry, "last_at": iso_time(entry["last_at"])}
+                    for member, entry in self._counts.items()}
+
+
 class StoreReader:
     def __init__(self, db: Database, config: dict, lock: threading.RLock):
         self.db = db
         self.config = config
         self.lock = lock
+        self.misses = MemberMisses()
         self.semantic = None  # a SemanticIndex once the model and LanceDB are loaded
         self.semantic_error: Optional[str] = "semantic recall is starting"
 

@@ -168,3 +168,18 @@ def test_date_mentioned_in_the_question_ranks_near_memories_first(make_engine):
 def test_bad_composite_config_is_rejected(engine, block):
     with pytest.raises(ValueError):
         engine.configure_persona("p", COMPOSITE, block)
+
+
+def test_a_skipped_member_is_counted_in_stats(make_engine, plugin_path):
+    engine = composite(make_engine, members=[
+        LEXICAL,
+        {"module": PLUGIN_NAME, "config": {"fail": True}},
+        {"module": PLUGIN_NAME, "config": {"sleep": 5}}], member_timeout=0.5)
+    fill(engine, scope(session="old"))
+    assert engine.stats(scope())["member_misses"] == {}
+    engine.build_context(scope(session="new"), "dog beach")
+    engine.build_context(scope(session="new"), "dog beach")
+    missed = engine.stats(scope())["member_misses"][PLUGIN_NAME]
+    assert missed["missed"] == 4  # one failing and one late member, in two builds
+    assert missed["last_at"].endswith("Z") and ("failed" in missed["last"] or "passed 0.5 s" in missed["last"])
+    assert LEXICAL["module"] not in engine.stats(scope())["member_misses"]

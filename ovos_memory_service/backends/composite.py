@@ -107,10 +107,10 @@ class CompositeBackend(Backend):
         results = []
         for (member, _), future in zip(calls, futures):
             if not future.done():
-                LOG.warning(f"composite: {member.name} {what} passed {self.member_timeout} s; skipped")
+                self.reader.misses.record(member.name, what, f"passed {self.member_timeout} s")
                 results.append(None)
             elif future.exception() is not None:
-                LOG.error(f"composite: {member.name} {what} failed; skipped: {future.exception()!r}")
+                self.reader.misses.record(member.name, what, f"failed: {future.exception()!r}")
                 results.append(None)
             else:
                 results.append(future.result())
