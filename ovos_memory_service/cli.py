@@ -218,13 +218,15 @@ def search(ctx, query, user, persona, session, kinds, limit, threshold, as_json)
 @with_scope
 @click.option("--id", "ids", multiple=True, help="a memory id, or a unique prefix of it as tables show (repeatable)")
 @click.option("--query", help="what is clearly about this query (forget_relevance_threshold)")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 50),
+              help="with --query: at most this many")
 @click.option("--all", "everything", is_flag=True, help="every memory of the user (or of --persona, --session)")
 @kind_option
 @click.option("--dry-run", is_flag=True, help="show what would be forgotten, change nothing")
 @click.option("--yes", is_flag=True, help="do not ask for confirmation")
 @json_option
 @click.pass_context
-def forget(ctx, user, persona, session, ids, query, everything, kinds, dry_run, yes, as_json):
+def forget(ctx, user, persona, session, ids, query, limit, everything, kinds, dry_run, yes, as_json):
     """Forget memories for real (rows, indexes, vectors and old file pages).
     Shows every memory it will forget, then asks."""
     if sum(map(bool, (ids, query, everything))) != 1:
@@ -235,7 +237,7 @@ def forget(ctx, user, persona, session, ids, query, everything, kinds, dry_run, 
     if ids:
         data["ids"] = resolve_ids(ctx, data, ids)
     else:
-        data.update({"query": query} if query else {"all": True})
+        data.update({"query": query, "limit": limit} if query else {"all": True})
     preview = call(ctx, "memory.forget", {**data, "dry_run": True})
     if not as_json:
         memory_table(preview["memories"], f"{preview['forgotten']} memories of {data['user_id']} "

@@ -87,6 +87,8 @@ def open_store(directory: str) -> Database:
         conn.execute("PRAGMA synchronous=FULL")
         # deleted content is overwritten with zeros, not left in free pages
         conn.execute("PRAGMA secure_delete=ON")
+        # sorts and temporary indexes stay in memory, not in files under /var/tmp
+        conn.execute("PRAGMA temp_store=MEMORY")
         conn.execute("PRAGMA foreign_keys=ON")
         migrations.apply(db)
     finally:
