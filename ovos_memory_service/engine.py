@@ -128,7 +128,7 @@ class MemoryEngine:
             name = block.get("memory_module") or config["memory_module"]
             try:
                 create_backend(name, block_for(block, name), self.reader).close()
-            except ValueError as e:
+            except (ValueError, TypeError) as e:  # TypeError: a list or object where a name belongs
                 raise ValueError(f"memory_service: {owner} backend {name!r}: {e}") from e
 
     def reload(self, config: dict):
