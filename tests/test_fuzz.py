@@ -17,7 +17,7 @@ from ovos_memory_service.handlers import HANDLERS
 from tests.test_validation import RawBus
 
 SEED = int(os.environ.get("MEMORY_FUZZ_SEED", "1313"))  # another seed explores further
-REQUESTS = 3000
+REQUESTS = int(os.environ.get("MEMORY_FUZZ_REQUESTS", "3000"))  # the README figure: 34,000
 IN_FLIGHT = 8
 REPLY_TIMEOUT_S = 60
 ERROR_CODES = {"invalid_request", "not_found", "too_large", "unavailable"}
@@ -212,6 +212,11 @@ class RequestMaker:
         return msg_type, data, self.context(), True
 
 
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+
+
 def nested(depth: int):
     value = "bottom"
     for _ in range(depth):
@@ -283,6 +288,7 @@ class Exchange:
 def test_fuzz_every_request_type(fresh_stack):
     stack = fresh_stack
     stack.start_service()
+    rss_before = rss_mb(stack.service.pid)
     bus = RawBus(stack.port)
     exchange = Exchange(bus)
     maker = RequestMaker(SEED)
@@ -302,7 +308,8 @@ def test_fuzz_every_request_type(fresh_stack):
         bus.close()
     elapsed = time.monotonic() - started
     print(f"\nfuzz: {REQUESTS} requests in {elapsed:.0f} s (seed {SEED}); replies per code: "
-          f"{dict(sorted(exchange.codes.items()))}; requests per type: {dict(sorted(types.items()))}")
+          f"{dict(sorted(exchange.codes.items()))}; requests per type: {dict(sorted(types.items()))}; "
+          f"daemon RSS {rss_before:.0f} -> {rss_mb(stack.service.pid):.0f} MB")
     assert not exchange.internal, exchange.internal[:5]
     assert set(exchange.codes) <= ERROR_CODES | {"ok"}, exchange.codes
     assert sum(exchange.codes.values()) == REQUESTS + 1
