@@ -1,5 +1,6 @@
 """Fusing ranked lists from several retrievers into one, as the seed's composite
-does: ``rrf``, ``weighted``, ``merge``, ``priority``, ``interleave``.
+does: ``rrf``, ``weighted``, ``merge``, ``priority`` (only the first list that
+has hits: a fallback chain), ``interleave``.
 
 Every fused item keeps ``score`` as its best relevance (0..1) from any list,
 so it stays comparable across backends, and gets ``rank_score``, the value the
@@ -73,8 +74,9 @@ def fuse(lists: Sequence[Sequence[MemoryItem]], weights: Sequence[float], mode: 
         fused = _collect(lists, key, lambda i, rank, item: 0.0)
         fused = sorted((replace(item, rank_score=item.score) for item in fused),
                        key=lambda item: item.rank_score, reverse=True)
-    elif mode == "priority":
-        fused = _in_order(lists, key, [(i, r) for i, items in enumerate(lists) for r in range(len(items))])
+    elif mode == "priority":  # a fallback chain, as the seed: the first list with hits, alone
+        first = next((i for i, items in enumerate(lists) if items), None)
+        fused = [] if first is None else _in_order(lists, key, [(first, r) for r in range(len(lists[first]))])
     else:  # interleave
         depth = max((len(items) for items in lists), default=0)
         fused = _in_order(lists, key, [(i, r) for r in range(depth) for i in range(len(lists))])

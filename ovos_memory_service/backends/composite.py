@@ -13,7 +13,7 @@ from typing import List, Sequence
 from ovos_utils.log import LOG
 
 from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
-from ovos_memory_service.backends.retrieval import RetrievalBackend
+from ovos_memory_service.backends.retrieval import SCOPES, RetrievalBackend
 from ovos_memory_service.focus import focus
 from ovos_memory_service.fusion import FUSIONS, fuse
 from ovos_memory_service.history import trim_window
@@ -45,6 +45,9 @@ class CompositeBackend(Backend):
         specs = config.get("members", [])
         if not isinstance(specs, list):
             raise ValueError("members must be a list of {module, config, weight}")
+        # as the seed: the composite's scope reaches every member that sets none of its own
+        if "scope" in config and config["scope"] not in SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
         self.members: List[Backend] = []
         self.weights: List[float] = []
         self.member_names: List[str] = []
@@ -55,8 +58,11 @@ class CompositeBackend(Backend):
             weight = spec.get("weight", 1.0)
             if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
                 raise ValueError("a member's weight must be a number >= 0")
+            member_config = spec.get("config") or {}
+            if "scope" in config and isinstance(member_config, dict) and "scope" not in member_config:
+                member_config = {**member_config, "scope": config["scope"]}
             try:
-                member = create_backend(spec["module"], spec.get("config") or {}, reader)
+                member = create_backend(spec["module"], member_config, reader)
             except Exception:
                 LOG.exception(f"composite: skipping member {spec['module']} that failed to load")
                 continue

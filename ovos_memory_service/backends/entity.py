@@ -1,12 +1,16 @@
 """``entity``: what the service knows about the user, as the seed's block
-"Known facts about the user:" before the utterance.
+"Known facts about the user:" before the utterance: the newest ``max_facts``
+current facts, listed as the seed lists them, oldest first in the order they
+were learnt, each in the words it was learnt in.
 
 Facts come from the fact model (explicit ``memory.remember``, the rule-based
 extractor on every user turn, and an LLM when one is configured), so they are
 shared across the user's sessions and stay current."""
 from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
+from ovos_memory_service.facts.llm import SUBJECT
 from ovos_memory_service.inject import InjectSettings, assemble
 from ovos_memory_service.items import USER_FACT_KINDS
+from ovos_memory_service.memories import normalized
 from ovos_memory_service.wire import ChatMessage
 
 from ovos_memory_service.llm import DEFAULT_API_URL
@@ -45,10 +49,21 @@ class EntityBackend(Backend):
         return []  # facts, not turns
 
     def facts(self, scope):
-        return self.reader.current_facts(scope, self.block_kinds, self.max_facts)
+        """The newest ``max_facts`` current facts (a restated fact counts as new),
+        oldest first; a fact worded twice ("User lives in Lisbon", "Lives in
+        Lisbon") once, as it was first learnt."""
+        newest = self.reader.current_facts(scope, self.block_kinds, self.max_facts)
+        facts, seen = [], set()
+        for fact in sorted(newest, key=lambda f: (f.created_at, f.seq)):
+            key = normalized(SUBJECT.sub("", fact.content))
+            if key not in seen:
+                seen.add(key)
+                facts.append(fact)
+        return facts
 
     def build(self, scope, utterance, now):
-        facts = self.reader.score(scope, utterance, self.facts(scope))
+        facts = self.facts(scope)
         block = [ChatMessage("system", self.facts_header + "\n" + "\n".join(f"- {f.content}" for f in facts))
                  ] if facts else []
-        return Context(assemble(self.settings, [], utterance, extra_system=block), facts)
+        best_first = sorted(self.reader.score(scope, utterance, list(facts)), key=lambda f: f.score, reverse=True)
+        return Context(assemble(self.settings, [], utterance, extra_system=block), best_first)

@@ -1,14 +1,17 @@
 """Facts about the user from one exchange, by an LLM (the ``entity`` backend's
-extraction). The reply is read defensively (a JSON array, JSON inside
-markdown, a JSON array cut short by ``max_tokens``, or a bullet list) and every
-fact must be grounded in the exchange; what survives goes through the same
-fact model as the rule-based extractor's facts."""
+extraction). The reply is read defensively: every JSON array in it (alone,
+inside prose or markdown, several on separate lines, as ovos-memory-plugins
+reads them), one cut short by ``max_tokens``, JSON objects inside prose, or a
+bullet or numbered list (``- ``, ``1. ``, ``1) ``, ``[1] ``). Every fact must be
+grounded in the exchange, and keeps the model's wording ("User is a pilot");
+what survives goes through the same fact model as the rule-based extractor's
+facts."""
 import json
 import re
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
-from ovos_memory_service.facts.extract import load_language
+from ovos_memory_service.facts.extract import extract_facts, load_language
 from ovos_memory_service.facts.model import Fact
 from ovos_memory_service.resources import stop_words
 from ovos_memory_service.summaries import language_name
@@ -31,8 +34,11 @@ Answer [] when there is nothing to keep."""
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)(?:```|$)", re.S | re.I)
 OBJECT = re.compile(r"\{[^{}]*\}")
-BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-SUBJECT = re.compile(r"^(?:the\s+)?user(?:'s)?\s+", re.I)   # "User lives in Porto": our style has no subject
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\[\d+\])\s+")
+SUBJECT = re.compile(r"^(?:the\s+)?user(?:'s)?\s+", re.I)   # "User lives in Porto": grounded without it
+STRING = re.compile(r'\s*("(?:[^"\\]|\\.)*")\s*(?:,|$)')   # a complete item of an array of strings cut short
+MAX_SCANNED = 16384     # leading characters of a reply searched for JSON arrays (as the seed)
+MAX_FAILED_DECODES = 64
 JSONISH = re.compile(r'^[\[\]{}]|"\s*:')   # pieces of JSON cut short are not statements
 WORD = re.compile(r"\w{3,}")
 MAX_STATEMENT = 200
@@ -70,6 +76,39 @@ def prompt(template: Optional[str], exchange: str, lang: str) -> List[dict]:
     return [{"role": "user", "content": text}]
 
 
+def _arrays(text: str) -> Tuple[list, bool]:
+    """Every top-level JSON array in ``text``, in order, as the seed finds them,
+    with the complete strings of one cut short; (their fact items, whether any
+    array of facts or an empty one was found). Arrays of numbers ("[1] ...")
+    are list markers, not facts."""
+    text = text[:MAX_SCANNED]
+    decoder = json.JSONDecoder()
+    items, found, pos, failed = [], False, 0, 0
+    while (start := text.find("[", pos)) != -1:
+        try:
+            data, pos = decoder.raw_decode(text, start)
+        except (RecursionError, ValueError):
+            failed += 1
+            if failed >= MAX_FAILED_DECODES:
+                break
+            strings, at = [], start + 1
+            while (match := STRING.match(text, at)) is not None:  # ["a", "b", "c   (max_tokens)
+                strings.append(json.loads(match.group(1)))
+                at = match.end()
+            if strings:
+                items += strings
+                found = True
+            pos = start + 1
+            continue
+        if not isinstance(data, list):
+            continue
+        facts = [item for item in data if isinstance(item, (str, dict))]
+        if facts or not data:
+            items += facts
+            found = True
+    return items, found
+
+
 def parse(reply: str) -> Optional[list]:
     """The items of a reply (objects or strings); [] for an explicit "nothing"
     ("[]" or the seed's "NONE"); None when nothing in it can be read."""
@@ -79,24 +118,28 @@ def parse(reply: str) -> Optional[list]:
         return []
     try:
         data = json.loads(text)
-    except ValueError:
+    except (RecursionError, ValueError):
         data = None
     if isinstance(data, dict):
         data = data.get("facts", [data])
     if isinstance(data, list):
         return data
-    items = []
-    for found in OBJECT.findall(text):  # complete objects of a cut or chatty reply
+    items, found = _arrays(reply)
+    if found:
+        return items
+    objects = []
+    for match in OBJECT.findall(text):  # complete objects of a cut or chatty reply
         try:
-            items.append(json.loads(found))
+            objects.append(json.loads(match))
         except ValueError:
             continue
-    if items:
-        return items
-    # the seed's format: one fact per line, "- " or not; grounding drops the chatter
+    if objects:
+        return objects
+    # one fact per line, "- ", "1. " or "[1] " or nothing; grounding drops the chatter
     lines = [BULLET.sub("", line).strip() for line in text.splitlines()]
-    return [line for line in lines if line and line.upper() != "NONE" and not line.endswith(":")
-            and not JSONISH.search(line)] or None
+    lines = [line for line in lines if line and line.upper() != "NONE" and not line.endswith(":")
+             and not JSONISH.search(line)]
+    return lines or None
 
 
 def _grounded(words: str, said: str, lang: str) -> bool:
@@ -112,8 +155,22 @@ def _grounded(words: str, said: str, lang: str) -> bool:
         sum(w[:4] in heard for w in content) * 2 >= len(content)
 
 
+def _rules_slot(statement: str, said: str, lang: str):
+    """The slot the rule-based extractor finds in what was said for the value
+    this statement names ("User lives in Lisbon": residence, Lisbon), so that
+    the model's fact and the rules' are one fact, updated and retracted as one."""
+    words = set(WORD.findall(statement.casefold()))
+    for line in said.splitlines():
+        for found in extract_facts(line, lang):
+            value = set(WORD.findall(found.value.casefold()))
+            if value and value <= words and not found.negated:
+                return found
+    return None
+
+
 def to_facts(items: list, said: str, lang: str, sources: List[str]) -> List[Fact]:
-    """Facts from parsed items; ``said`` is the exchange's text, without speaker labels."""
+    """Facts from parsed items, in the model's words; ``said`` is the
+    exchange's text, without speaker labels."""
     facts = []
     for item in items:
         if isinstance(item, str):
@@ -123,8 +180,8 @@ def to_facts(items: list, said: str, lang: str, sources: List[str]) -> List[Fact
         statement = item.get("statement") or item.get("fact") or item.get("text")
         if not isinstance(statement, str) or not statement.strip() or len(statement) > MAX_STATEMENT:
             continue
-        statement = SUBJECT.sub("", statement.strip().rstrip("."))
-        statement = statement[:1].upper() + statement[1:]
+        statement = statement.strip()
+        bare = SUBJECT.sub("", statement.rstrip("."))  # "User is a pilot": "is a pilot" was said
         slot, value = item.get("slot"), item.get("value")
         info = _slot_info(slot.strip().lower()) if isinstance(slot, str) else None
         if info and isinstance(value, str) and value.strip():
@@ -134,7 +191,12 @@ def to_facts(items: list, said: str, lang: str, sources: List[str]) -> List[Fact
             facts.append(Fact(kind=kind, content=statement, slot=slot.strip().lower(), value=value.strip(),
                               multi=multi, negated=item.get("negated") is True, sources=sources,
                               extractor="llm"))
-        elif _grounded(statement, said, lang):
+        elif _grounded(bare, said, lang):
             kind = item.get("kind") if item.get("kind") in ("fact", "preference", "skill") else "fact"
-            facts.append(Fact(kind=kind, content=statement, sources=sources, extractor="llm"))
+            ruled = _rules_slot(bare, said, lang) if item.get("negated") is not True else None
+            if ruled is not None:
+                facts.append(Fact(kind=ruled.kind, content=statement, slot=ruled.slot, value=ruled.value,
+                                  multi=ruled.multi, sources=sources, extractor="llm"))
+            else:
+                facts.append(Fact(kind=kind, content=statement, sources=sources, extractor="llm"))
     return facts
