@@ -1,0 +1,72 @@
+"""Memory that stays flat: the causes found under the soak (benchmarks/soak.py),
+each checked without timing.
+
+
+- Every LanceDB write converts its rows with pyarrow, whose default pool
+  (mimalloc) kept the freed pages: RSS grew by about 35 MB per 200 writes,
+  without end, while pyarrow counted nothing allocated. pyarrow now uses the
+  system allocator, with few malloc arenas (LanceDB's threads come and go).
+- fastembed pads a batch to its longest text: a batch of 16 long turns needed
+  ~100 MB of activations, which onnxruntime's arena then keeps. Batches are
+  cut so that (texts x longest) stays within a token budget.
+"""
+import json
+import subprocess
+import sys
+import textwrap
+
+from ovos_memory_service.embeddings import TOKEN_BUDGET, plan_batches
+
+
+def test_batches_stay_within_the_token_budget_and_keep_the_order():
+    lengths = [3, 250, 40, 8, 256, 120, 7, 7, 60, 30, 5, 200, 9, 11, 256, 2] * 3
+    batches = plan_batches(lengths, batch_size=16, budget=TOKEN_BUDGET)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for batch in batches:
+        assert 1 <= len(batch) <= 16
+        assert len(batch) == 1 or len(batch) * max(lengths[i] for i in batch) <= TOKEN_BUDGET
+    # short texts are still embedded many at a time
+    assert max(len(b) for b in batches) == 16
+
+
+def test_one_text_longer_than_the_budget_gets_a_batch_of_its_own():
+    assert plan_batches([5000, 3], batch_size=16, budget=100) == [[1], [0]]
+
+
+VECTOR_WRITES = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import numpy as np
+    from ovos_memory_service.vectors import COMPACT_WRITES, VectorIndex
+
+    def rss_mb():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+
+    index = VectorIndex(Path(sys.argv[1]), 384)
+    rng = np.random.default_rng(0)
+    seq, samples = 0, []
+    for write in range(480):
+        rows = []
+        for _ in range(1 + write % 16):
+            seq += 1
+            rows.append((seq, f"m{seq}", f"user-{seq % 10}", rng.standard_normal(384).astype(np.float32)))
+        index.upsert(rows)
+        if index.writes >= COMPACT_WRITES:
+            index.compact()
+        if write % 96 == 95:
+            samples.append(rss_mb())
+    print(json.dumps(samples))
+""")
+
+
+def test_vector_writes_and_compactions_do_not_grow_rss(tmp_path):
+    """480 LanceDB writes (10 compactions) in a fresh process: before the fix
+    RSS rose by ~85 MB from the first sample to the last; now by little."""
+    out = subprocess.run([sys.executable, "-c", VECTOR_WRITES, str(tmp_path / "vectors")],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    samples = json.loads(out.stdout.strip().splitlines()[-1])
+    print("RSS MB after every 96 writes:", samples)
+    assert samples[-1] - samples[0] < 30, samples
