@@ -13,7 +13,9 @@ backlog behind it is worked off at full speed (keyword recall finds it
 meanwhile). The vector table is compacted every ``COMPACT_WRITES`` writes and
 on the ``vector_compact_minutes`` schedule, counting the versions an earlier
 run left, so neither the versions nor the cost of a write grow under
-continuous writes or repeated crashes.
+continuous writes or repeated crashes. After a compaction, and at most every
+``TRIM_EVERY_S`` while the queue is worked, the heap that glibc keeps after
+frees is given back to the system.
 """
 import threading
 import time
@@ -23,7 +25,7 @@ from typing import List, Tuple
 import numpy as np
 from sqlite_utils import Database
 
-from ovos_memory_service.embeddings import Embedder
+from ovos_memory_service.embeddings import Embedder, release_free_memory
 from ovos_memory_service.vectors import COMPACT_WRITES, VectorIndex
 from ovos_memory_service.worker import QueueWorker
 
@@ -34,6 +36,9 @@ def embed_text(row: dict) -> str:
         return row["content"]
     speaker = row["name"] or {"user": "User", "assistant": "Assistant"}.get(row["role"], "")
     return f"{speaker}: {row['content']}" if speaker else row["content"]
+
+
+TRIM_EVERY_S = 10
 
 
 class SemanticIndex(QueueWorker):
@@ -47,7 +52,7 @@ class SemanticIndex(QueueWorker):
         self.batch_size = batch_size
         self.compact_s = compact_minutes * 60
         self.embedded = 0  # vectors written since the start
-        self._last_compact = time.monotonic()
+        self._last_compact = self._last_trim = time.monotonic()
         with self.lock, self.db.atomic():
             # a backoff decided by an earlier process is stale: this one retries at once
             self.db.execute("UPDATE embed_jobs SET next_at = 0, attempts = 0 WHERE next_at > 0")
@@ -82,6 +87,8 @@ class SemanticIndex(QueueWorker):
                 if self.vectors.writes >= COMPACT_WRITES:
                     self._compact()
             self.embedded += len(rows)
+            if time.monotonic() - self._last_trim >= TRIM_EVERY_S:
+                self._release()
             return True
         except Exception as e:
             self.failed("embedding a batch failed", e)
@@ -100,6 +107,11 @@ class SemanticIndex(QueueWorker):
         """(call with the engine's lock held)"""
         self.vectors.compact()
         self._last_compact = time.monotonic()
+        self._release()
+
+    def _release(self):
+        release_free_memory()
+        self._last_trim = time.monotonic()
 
     # ---------------------------------------------------------------- reads
     def search(self, user_id: str, text: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
