@@ -63,6 +63,8 @@ class MemoryEngine:
         # called with (user_id, ids) after memories of a user were forgotten for
         # real (the daemon tells the persona plugins, which hold local windows)
         self.forget_listeners = []
+        # the last failure to read or write the store ({message, at}), until a write succeeds
+        self.storage_error: Optional[dict] = None
 
     # ----------------------------------------------------------------- life
     def open(self, lock_timeout: Optional[float] = 30, holder: str = "cli"):
@@ -509,8 +511,7 @@ class MemoryEngine:
                 "llm_jobs": self.llm.pending(),
                 # composite members skipped for their deadline or a failure, per member
                 "member_misses": self.reader.misses.snapshot(),
-                # the last failure to read or write the store, until a write succeeds
-                "storage_error": getattr(self, "storage_error", None),
+                "storage_error": self.storage_error,
                 "last_background_error": (self.last_background_error or self.facts.last_error
                                           or self.llm.last_error or (semantic.last_error if semantic else None)),
             }

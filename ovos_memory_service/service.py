@@ -49,7 +49,6 @@ class MemoryService:
         self.bus = bus
         self._own_bus = bus is None
         self.engine = MemoryEngine(self.config)
-        self.engine.storage_error = None  # {"message", "at"}: shown by memory.stats
         self.status = ProcessStatus("memory", callback_map=StatusCallbackMap(
             on_ready=ready_hook, on_error=error_hook, on_stopping=stopping_hook))
         self._inflight = 0
