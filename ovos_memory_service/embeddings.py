@@ -15,9 +15,13 @@ Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
   small, and less padding is computed.
 - onnxruntime's memory patterns plan one block per input shape; with every
   batch a new shape they only added to the arena: off.
-- The int8 weights of the bundled model are folded to float32 when the
-  session is built (90 MB); building it leaves ~60 MB of freed heap behind,
-  given back to the system at once (``release_free_memory``).
+- The bundled model stores its weights as int8 with a scale (Cast, Mul), and
+  onnxruntime folds them to float32 when it builds the session (90 MB). The
+  word-embedding table (30,522 x 384, half of all weights) is only looked up:
+  the rows are gathered first and converted after (``lookup_rows_unfolded``,
+  the same numbers), which keeps it int8 (-34 MB). Building the session
+  leaves ~60 MB of freed heap behind, given back at once
+  (``release_free_memory``).
 """
 import ctypes
 import ctypes.util
@@ -148,8 +152,114 @@ def _load_session(model, threads: Optional[int]):
     if threads:
         options.intra_op_num_threads = threads
     inner._ensure_tokenizer()
-    inner.model = ort.InferenceSession(str(Path(folder) / description.model_file),
-                                       providers=["CPUExecutionProvider"], sess_options=options)
+    model = lookup_rows_unfolded((Path(folder) / description.model_file).read_bytes())
+    inner.model = ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options)
+
+
+# ---------------------------------------------------- the model file (ONNX)
+# A few lines of protobuf, as the onnx package is not a dependency: ModelProto
+# field 7 is the graph; GraphProto field 1 a node, 5 an initializer (field 8
+# its name); NodeProto fields 1 inputs, 2 outputs, 3 name, 4 op_type.
+def _varint(data, i):
+    value = shift = 0
+    while True:
+        byte = data[i]; i += 1
+        value |= (byte & 0x7F) << shift; shift += 7
+        if byte < 0x80:
+            return value, i
+
+def _fields(data):
+    """(field number, wire type, value) of a protobuf message."""
+    i = 0
+    while i < len(data):
+        key, i = _varint(data, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            start = i; _, i = _varint(data, i); value = data[start:i]
+        elif wire == 2:
+            n, i = _varint(data, i); value = data[i:i + n]; i += n
+        elif wire == 1:
+            value = data[i:i + 8]; i += 8
+        elif wire == 5:
+            value = data[i:i + 4]; i += 4
+        else:
+            raise ValueError(f"protobuf wire type {wire}")
+        yield number, wire, value
+
+def _put_varint(value):
+    out = bytearray()
+    while True:
+        out.append((value & 0x7F) | (0x80 if value > 0x7F else 0)); value >>= 7
+        if not value:
+            return bytes(out)
+
+def _message(fields):
+    out = bytearray()
+    for number, wire, value in fields:
+        out += _put_varint(number << 3 | wire)
+        out += (_put_varint(len(value)) + value) if wire == 2 else value
+    return bytes(out)
+
+def _node(fields, inputs, outputs, suffix=""):
+    """A NodeProto like ``fields`` with other inputs, outputs (and name)."""
+    kept = [(n, w, v + suffix.encode() if n == 3 else v) for n, w, v in fields if n not in (1, 2)]
+    return _message([(1, 2, x.encode()) for x in inputs] + [(2, 2, x.encode()) for x in outputs] + kept)
+
+def lookup_rows_unfolded(model: bytes) -> bytes:
+    """The model with its int8 word-embedding table kept int8 at run time:
+    ``Gather(Mul(Cast(table_q), scale), ids)`` becomes
+    ``Mul(Cast(Gather(table_q, ids)), Gather(scale, ids))``, the same numbers,
+    so that onnxruntime does not fold the table to float32 (47 MB for
+    all-MiniLM-L6-v2). Any other shape of model is returned unchanged."""
+    top = list(_fields(model))
+    graph_at = next((k for k, f in enumerate(top) if f[0] == 7), None)
+    if graph_at is None:
+        return model
+    graph = list(_fields(top[graph_at][2]))
+    nodes = {k: {n: [] for n in (1, 2, 4)} for k, f in enumerate(graph) if f[0] == 1}
+    for k in nodes:
+        for n, w, v in _fields(graph[k][2]):
+            if n in (1, 2, 4):
+                nodes[k][n].append(v.decode())
+    init_names = set()
+    for n, w, v in graph:
+        if n == 5:
+            init_names.update(x.decode() for m, _, x in _fields(v) if m == 8)
+    producer = {o: k for k, d in nodes.items() for o in d[2]}
+    users = {}
+    for k, d in nodes.items():
+        for x in d[1]:
+            users.setdefault(x, []).append(k)
+    changed = {}
+    for k, d in nodes.items():
+        if d[4] != ["Gather"] or len(d[1]) != 2:
+            continue
+        mul = producer.get(d[1][0])
+        if mul is None or nodes[mul][4] != ["Mul"] or len(users.get(d[1][0], [])) != 1:
+            continue
+        cast_out, scale = nodes[mul][1]
+        cast = producer.get(cast_out)
+        if (cast is None or nodes[cast][4] != ["Cast"] or scale not in init_names
+                or nodes[cast][1][0] not in init_names or len(users.get(cast_out, [])) != 1):
+            continue
+        table_q, ids, out = nodes[cast][1][0], d[1][1], d[2][0]
+        gather = list(_fields(graph[k][2]))
+        changed[cast] = None
+        changed[mul] = None
+        changed[k] = (_node(gather, [table_q, ids], [out + "/rows_q"], "/rows_q"),
+                      _node(gather, [scale, ids], [out + "/rows_scale"], "/rows_scale"),
+                      _node(list(_fields(graph[cast][2])), [out + "/rows_q"], [out + "/rows_f"]),
+                      _node(list(_fields(graph[mul][2])), [out + "/rows_f", out + "/rows_scale"], [out]))
+    if not changed:
+        return model
+    new_graph = []
+    for k, f in enumerate(graph):
+        if k not in changed:
+            new_graph.append(f)
+        elif changed[k] is not None:
+            new_graph.extend((1, 2, node) for node in changed[k])
+    top[graph_at] = (7, 2, _message(new_graph))
+    return _message(top)
 
 
 def release_free_memory():
