@@ -1,6 +1,7 @@
 """A small client for the service's bus protocol, correlating replies by
 ``request_id`` (the bus broadcasts every reply to every client)."""
 import json
+import socket
 import threading
 import uuid
 from typing import Optional
@@ -38,6 +39,7 @@ class ResilientBusClient(MessageBusClient):
         self.client.run_forever(skip_utf8_validation=True)
 
     def on_message(self, *args):
+        _quick_ack(self.client)
         frame = _frame_text(args[-1])
         if frame is None:
             return
@@ -58,6 +60,20 @@ class ResilientBusClient(MessageBusClient):
         message.data = {} if raw.get("data") is None else raw["data"]
         message.context = {} if raw.get("context") is None else raw["context"]
         self.emitter.emit(message.msg_type, message)
+
+
+def _quick_ack(app):
+    """Re-arm TCP_QUICKACK on the bus socket (Linux): ovos-messagebus (tornado,
+    without TCP_NODELAY) holds each small write until the previous one is
+    acknowledged, and a delayed ACK takes about 40 ms; the kernel drops the
+    option again after a while, hence after every receive."""
+    quick_ack = getattr(socket, "TCP_QUICKACK", None)
+    sock = getattr(getattr(app, "sock", None), "sock", None)
+    if quick_ack is not None and sock is not None:
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, quick_ack, 1)
+        except OSError:  # closed meanwhile
+            pass
 
 
 def _frame_text(frame) -> Optional[str]:
