@@ -195,6 +195,7 @@ def test_composite_members_primary_and_blocks(stack):
     memory = persona(stack, "c-comp", "ovos-memory-plugin-composite", system_prompt=SYS,
                      members=[{"module": "ovos-memory-plugin-recency", "config": {"max_history": 2}},
                               {"module": "ovos-memory-plugin-lexical", "weight": 1.0},
+                              {"module": "no-such-memory-plugin"},  # fails to load: skipped
                               {"module": "ovos-memory-plugin-entity", "config": {"api_url": "",
                                                                                 "facts_header": "Facts:"}}],
                      primary="ovos-memory-plugin-recency", fusion="rrf", rrf_k=60, max_num_results=1,
