@@ -9,12 +9,15 @@ usual, unless ``model_path`` names a local folder.
 
 Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
 - fastembed pads each batch to its longest text, and the activations of a
-  batch of 16 long turns take ~100 MB that onnxruntime's arena then keeps (and
-  the query threads add their own on top). Texts are sorted by length and cut
-  into batches of at most ``TOKEN_BUDGET`` padded tokens: the arena stays
-  small, and less padding is computed.
-- onnxruntime's memory patterns plan one block per input shape; with every
-  batch a new shape they only added to the arena: off.
+  batch of 16 long turns take ~100 MB. Texts are sorted by length and cut
+  into batches of at most ``TOKEN_BUDGET`` padded tokens (less padding to
+  compute, too).
+- onnxruntime's CPU arena kept the peak of every shape it had seen (batches
+  and up to seven concurrent queries), growing in power-of-two regions: 60-80
+  MB in a daemon-like load. It is off, with memory patterns (they need it);
+  tensors come from malloc, whose large blocks (``MMAP_THRESHOLD``) are
+  mapped and unmapped with each run instead of fragmenting the heap
+  (``tune_malloc``: its threshold otherwise climbs to 32 MB).
 - The bundled model stores its weights as int8 with a scale (Cast, Mul), and
   onnxruntime folds them to float32 when it builds the session (90 MB). The
   word-embedding table (30,522 x 384, half of all weights) is only looked up:
@@ -39,6 +42,8 @@ MODEL_ENV = "OVOS_MEMORY_EMBEDDINGS_MODEL"  # as Memori's MEMORI_EMBEDDINGS_MODE
 # sequence length the model was trained with
 # padded tokens (texts x longest) per onnxruntime run of the background queue
 TOKEN_BUDGET = 1024
+MALLOC_ARENAS = 1               # glibc's default: 8 per core
+MMAP_THRESHOLD = 1 << 20        # bytes; larger blocks are mapped, and unmapped when freed
 SMALL_FILES = {"tokenizer_config.json": {"model_max_length": 256}, "config.json": {},
                "special_tokens_map.json": {}}
 
@@ -147,6 +152,7 @@ def _load_session(model, threads: Optional[int]):
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.enable_cpu_mem_arena = False
     options.enable_mem_pattern = False
     options.inter_op_num_threads = 1
     if threads:
@@ -269,13 +275,19 @@ def release_free_memory():
         libc.malloc_trim(0)
 
 
-def limit_malloc_arenas(arenas: int = 1):
-    """Fewer glibc malloc arenas (default: 8 per core). Memory freed by the
-    short-lived threads of LanceDB's runtime otherwise stays scattered over
-    many arenas. An owner's MALLOC_ARENA_MAX wins."""
+def tune_malloc():
+    """glibc's malloc for this process (before the threads of onnxruntime and
+    LanceDB start): few arenas, as memory freed by LanceDB's short-lived
+    threads otherwise stays scattered over many; and a fixed mmap threshold,
+    so that large blocks (activations) go back to the system when freed. The
+    owner's MALLOC_ARENA_MAX / MALLOC_MMAP_THRESHOLD_ win."""
     libc = _libc()
-    if libc is not None and hasattr(libc, "mallopt") and "MALLOC_ARENA_MAX" not in os.environ:
-        libc.mallopt(-8, arenas)  # M_ARENA_MAX
+    if libc is None or not hasattr(libc, "mallopt"):
+        return
+    if "MALLOC_ARENA_MAX" not in os.environ:
+        libc.mallopt(-8, MALLOC_ARENAS)  # M_ARENA_MAX
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        libc.mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
 
 
 @lru_cache(maxsize=1)
@@ -290,7 +302,7 @@ def _libc():
 
 def load_embedder(config: dict, cache_dir: Path) -> Embedder:
     """The configured model (``embeddings`` block): ``model``, ``model_path``, ``threads``."""
-    limit_malloc_arenas()  # before onnxruntime starts its threads
+    tune_malloc()  # before onnxruntime starts its threads
     name = model_name(config)
     folder = Path(os.path.expanduser(config["model_path"])) if config.get("model_path") else None
     if folder is None and name == DEFAULT_MODEL:

@@ -48,8 +48,8 @@ def sql_string(value: str) -> str:
 
 class VectorIndex:
     def __init__(self, folder: Path, dim: int):
-        from ovos_memory_service.embeddings import limit_malloc_arenas
-        limit_malloc_arenas()
+        from ovos_memory_service.embeddings import tune_malloc
+        tune_malloc()
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         try:
             import lancedb

@@ -93,3 +93,63 @@ def test_the_word_table_stays_int8_with_the_same_vectors(tmp_path):
     texts = ["User: my sister lives in Lisbon", "Assistant: " + "a long reply " * 80, "ok"]
     for a, b in zip(plain.embed(texts), ours.embed(texts)):
         assert float(np.abs(a - b).max()) < 1e-5
+
+
+EMBEDDING_LOAD = textwrap.dedent("""
+    import json, random, sys, threading
+    from pathlib import Path
+    from ovos_memory_service.embeddings import (DEFAULT_MODEL, Embedder, bundled_model_folder,
+                                                release_free_memory, tune_malloc)
+    tune_malloc()
+
+    def rss_mb():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+
+    embedder = Embedder(DEFAULT_MODEL, bundled_model_folder(Path(sys.argv[1])))
+    words = "garden tomato bicycle passport guitar sister doctor meeting kitten lisbon".split()
+
+    def text(rng):
+        return " ".join(rng.choice(words) for _ in range(rng.choice((3, 12, 60, 120))))
+
+    def batches(seed):
+        rng = random.Random(seed)
+        for _ in range(20):
+            embedder.embed([text(rng) for _ in range(rng.randint(1, 16))])
+
+    def queries(seed):
+        rng = random.Random(seed)
+        for _ in range(20):
+            embedder.embed_query(text(rng))
+
+    samples = [rss_mb()]
+    for round in range(3):  # as in the daemon: the queue's batches and six request threads at once
+        threads = [threading.Thread(target=batches, args=(round,))]
+        threads += [threading.Thread(target=queries, args=(10 * round + i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        release_free_memory()  # as the semantic index does every 10 s
+        samples.append(rss_mb())
+    print(json.dumps(samples))
+""")
+
+
+def test_embedding_under_concurrent_load_keeps_rss_near_the_loaded_model(tmp_path):
+    """Batches of mixed lengths and six query threads at once: with
+    onnxruntime's arena (and whole batches of 16) RSS rose by 60-80 MB over
+    the loaded model and stayed there; now by little."""
+    import pytest
+    from ovos_memory_service.embeddings import EmbeddingsUnavailable, bundled_model_folder
+    try:
+        bundled_model_folder(tmp_path / "models")
+    except EmbeddingsUnavailable as e:
+        pytest.skip(str(e))
+    out = subprocess.run([sys.executable, "-c", EMBEDDING_LOAD, str(tmp_path / "models")],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    samples = json.loads(out.stdout.strip().splitlines()[-1])
+    print("RSS MB loaded, then after each round:", samples)
+    assert max(samples) - samples[0] < 30, samples
