@@ -323,9 +323,12 @@ class MemoryEngine:
         return self.backend(scope.persona_id).build(scope, utterance, time.time())
 
     def get_history(self, scope: Scope, limit: Optional[int] = None) -> List[ChatMessage]:
+        """The newest ``limit`` turns of the live conversation; without a limit,
+        the window the persona's backend shows (as the seed's get_history: none
+        for entity, the turns not summarized yet for longterm)."""
+        if limit is None:
+            return self.backend(scope.persona_id).raw_window(scope, time.time())
         with self.lock:
-            if limit is None:
-                limit = self.backend(scope.persona_id).max_history
             return live_window(self.db, scope, time.time(), self.reader.timeout_s, limit)
 
     def new_conversation(self, scope: Scope) -> str:

@@ -219,10 +219,12 @@ def test_priority_in_a_composite(make_engine):
 
 # ------------------------------------------------------------------ history
 def test_history_of_an_entity_persona(make_engine):
-    """Ours: the stored conversation (the seed stores no turns, so it has none)."""
+    """As the seed: an entity persona has no verbatim window (the turns stay
+    stored, recallable and forgettable, and a limit reads them)."""
     engine = entity_engine(make_engine, "")
     exchange(engine, SAGE, "hi", "hello")
-    assert [m.content for m in engine.get_history(SAGE)] == ["hi", "hello"]
+    assert engine.get_history(SAGE) == []
+    assert [m.content for m in engine.get_history(SAGE, limit=10)] == ["hi", "hello"]
     assert [m.role for m in engine.build_context(SAGE, "and now?").messages] == ["user"]  # as the seed
 
 
@@ -239,5 +241,6 @@ def test_the_context_of_a_longterm_persona_after_a_summary(make_engine, stub):
     assert context.messages[0].content.startswith("[Conversation summary so far]\nSummary of")
     # as the seed: the turns not summarized (the newest recent_window exchanges), then the utterance
     assert [m.content for m in context.messages[1:]] == ["question 2", "answer 2", "question 3"]
-    # memory.history.get: the stored conversation (ours keeps every turn)
-    assert len(engine.get_history(gist)) == 6
+    # memory.history.get, as the seed: the window not summarized yet (a limit reads every stored turn)
+    assert [m.content for m in engine.get_history(gist)] == ["question 2", "answer 2"]
+    assert len(engine.get_history(gist, limit=100)) == 6

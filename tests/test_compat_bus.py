@@ -288,3 +288,11 @@ def test_longterm_summary_and_window(stack, stub):
                    ("user", "question 2"), ("assistant", "answer 2"), ("user", "question 3")]
     summaries = [r for r in stub.requests if r.get("max_tokens") == 99]
     assert summaries and "question 1" in json.dumps(summaries[0]["messages"])
+    # get_history, as the seed: the turns the summary has not folded yet
+    assert pairs(memory.get_history("s-long")) == [("user", "question 2"), ("assistant", "answer 2")]
+
+
+def test_entity_get_history_is_empty(stack):
+    memory = persona(stack, "c-entity-history", "ovos-memory-plugin-entity", api_url="")
+    memory.update_history(said("hi there", "hello"), "s-eh")
+    assert memory.get_history("s-eh") == []  # as the seed: facts, no verbatim window

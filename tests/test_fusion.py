@@ -36,8 +36,9 @@ def test_merge_sorts_by_score():
     assert ids(fuse([LEXICAL, SEMANTIC], [1, 1], "merge")) == ["a", "b", "c", "d"]
 
 
-def test_priority_takes_the_first_list_first():
-    assert ids(fuse([SEMANTIC, LEXICAL], [1, 1], "priority")) == ["c", "d", "a", "b"]
+def test_priority_takes_the_first_list_that_has_hits():
+    assert ids(fuse([SEMANTIC, LEXICAL], [1, 1], "priority")) == ["c", "d", "a"]  # as the seed
+    assert ids(fuse([[], LEXICAL], [1, 1], "priority")) == ["a", "b", "c"]
 
 
 def test_interleave_alternates():

@@ -84,7 +84,7 @@ def test_the_seeds_reply_format_is_read():
     """The seed asks for one fact per line; a model may drop the "- "."""
     said = "User: my name is Marta and I live in Braga\nAssistant: Hello Marta!"
     found = to_facts(parse("User's name is Marta\n- User lives in Braga\n"), said, "en-us", [])
-    assert [f.content for f in found] == ["Name is Marta", "Lives in Braga"]  # as the rules word them
+    assert [f.content for f in found] == ["User's name is Marta", "User lives in Braga"]  # as the model worded them
 
 
 def test_a_template_written_for_the_seed_is_formatted():
