@@ -3,12 +3,16 @@
 Starts a real ``python -m ovos_messagebus`` and the real service in a temporary
 HOME/XDG sandbox (``tests.sandbox.Stack``), then runs ``--clients`` bus clients,
 each its own user and bus connection, sending requests back to back for
-``--minutes``: ``memory.history.update`` (half of them, one ``[user, assistant]``
+``--minutes`` (with the systemd unit's Environment= lines):
+``memory.history.update`` (half of them, one ``[user, assistant]``
 exchange of varying length), ``memory.context.build``, ``memory.recall`` and
 ``memory.list``. Every ``--every`` seconds it prints the requests/s of that
-interval, errors, the daemon's RSS (VmRSS from /proc/<pid>/status), the pending
-background jobs and the LanceDB table's versions and data files; at the end it
-waits for the queues to drain and prints RSS again.
+interval, errors, the daemon's RSS (VmRSS from /proc/<pid>/status) and its
+anonymous part (smaps_rollup: what the daemon itself allocated, without the
+pages of shared libraries), its threads, the pending background jobs and the
+LanceDB table's versions and data files; at the end it waits for the queues to
+drain and prints RSS again, then one line with RSS idle, after 30 s, peak and
+end.
 
 Run from the repository root:
 
@@ -25,6 +29,23 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.isolation import isolate  # noqa: E402
 
 isolate(tempfile.mkdtemp(prefix="ovos-memory-soak-"))
+
+
+def unit_environment() -> dict:
+    """The Environment= lines of the systemd unit: the daemon runs as installed."""
+    unit = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "systemd", "ovos-memory-service.service")
+    env = {}
+    for line in open(unit):
+        if line.startswith("Environment="):
+            for pair in line.split("=", 1)[1].split():
+                key, _, value = pair.partition("=")
+                env[key] = value.strip('"')
+    return env
+
+
+for _key, _value in unit_environment().items():  # the sandbox's processes inherit them
+    os.environ.setdefault(_key, _value)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -52,6 +73,17 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def anonymous_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Anonymous:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def threads(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/task").iterdir()))
 
 
 def table_files(data_dir: Path) -> tuple:
@@ -107,11 +139,24 @@ def stats(stack: Stack) -> dict:
     return stack.ok("memory.stats", {}, timeout=30)
 
 
+def wait_semantic(stack: Stack, timeout: float = 180):
+    """Until the model and the vector index are loaded (they may load after
+    the daemon is ready), so that the idle figure includes them."""
+    deadline = time.monotonic() + timeout
+    while stats(stack).get("semantic_recall") == "loading":
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"semantic recall still loading after {timeout} s")
+        time.sleep(0.5)
+    time.sleep(5)  # settled
+
+
 def report(label: str, stack: Stack, elapsed: float, rate: float, errors: int):
     s = stats(stack)
     versions, files = table_files(stack.data_dir)
+    pid = stack.service.pid
     print(f"{label:>8} {elapsed:7.0f}s  {rate:6.1f} req/s  errors {errors:3d}  "
-          f"RSS {rss_mb(stack.service.pid):7.1f} MB  pending {s['pending_jobs'] - s['llm_jobs']:5d}  "
+          f"RSS {rss_mb(pid):6.1f} MB (anon {anonymous_mb(pid):6.1f})  threads {threads(pid):3d}  "
+          f"pending {s['pending_jobs'] - s['llm_jobs']:5d}  "
           f"vectors {s['vectors']:6d}  versions {versions:4d}  data files {files:4d}", flush=True)
     return s
 
@@ -129,12 +174,14 @@ def main():
     root = Path(tempfile.mkdtemp(prefix="ovos-memory-soak-stack-"))
     stack = Stack(root, json.loads(args.config))
     stack.start_service()
+    wait_semantic(stack)
     stop = threading.Event()
     clients = [Client(stack.port, i, stop, args.seed) for i in range(args.clients)]
     try:
         print(f"{args.clients} clients for {args.minutes} min; daemon pid {stack.service.pid}", flush=True)
-        peak = rss_mb(stack.service.pid)
-        report("start", stack, 0, 0, 0)
+        peak = idle = rss_mb(stack.service.pid)
+        at_30s = None
+        report("idle", stack, 0, 0, 0)
         start = last = time.monotonic()
         last_done = 0
         for c in clients:
@@ -145,6 +192,8 @@ def main():
             now = time.monotonic()
             done = sum(c.done for c in clients)
             peak = max(peak, rss_mb(stack.service.pid))
+            if at_30s is None and now - start >= 30:
+                at_30s = rss_mb(stack.service.pid)
             report("load", stack, now - start, (done - last_done) / (now - last), sum(c.errors for c in clients))
             last, last_done = now, done
         stop.set()
@@ -167,7 +216,8 @@ def main():
         time.sleep(10)
         end_rss = rss_mb(stack.service.pid)
         print(f"requests {total} in {seconds:.0f} s ({total / seconds:.1f} req/s), errors {errors}; "
-              f"RSS peak {peak:.1f} MB, end (drained, +10 s) {end_rss:.1f} MB", flush=True)
+              f"RSS idle {idle:.1f} MB, after 30 s {at_30s or 0:.1f} MB, peak {peak:.1f} MB, "
+              f"end (drained, +10 s) {end_rss:.1f} MB (anon {anonymous_mb(stack.service.pid):.1f})", flush=True)
     finally:
         stop.set()
         for c in clients:

@@ -13,9 +13,9 @@ backlog behind it is worked off at full speed (keyword recall finds it
 meanwhile). The vector table is compacted every ``COMPACT_WRITES`` writes and
 on the ``vector_compact_minutes`` schedule, counting the versions an earlier
 run left, so neither the versions nor the cost of a write grow under
-continuous writes or repeated crashes. After a compaction, and at most every
-``TRIM_EVERY_S`` while the queue is worked, the heap that glibc keeps after
-frees is given back to the system.
+continuous writes or repeated crashes. After a compaction, at most every
+``TRIM_EVERY_S`` while the queue is worked, and when it runs empty, the heap
+that glibc keeps after frees is given back to the system.
 """
 import threading
 import time
@@ -53,6 +53,7 @@ class SemanticIndex(QueueWorker):
         self.compact_s = compact_minutes * 60
         self.embedded = 0  # vectors written since the start
         self._last_compact = self._last_trim = time.monotonic()
+        self._release_due = False
         with self.lock, self.db.atomic():
             # a backoff decided by an earlier process is stale: this one retries at once
             self.db.execute("UPDATE embed_jobs SET next_at = 0, attempts = 0 WHERE next_at > 0")
@@ -87,6 +88,7 @@ class SemanticIndex(QueueWorker):
                 if self.vectors.writes >= COMPACT_WRITES:
                     self._compact()
             self.embedded += len(rows)
+            self._release_due = True
             if time.monotonic() - self._last_trim >= TRIM_EVERY_S:
                 self._release()
             return True
@@ -102,6 +104,8 @@ class SemanticIndex(QueueWorker):
         if self.vectors.writes and time.monotonic() - self._last_compact >= self.compact_s:
             with self.lock:
                 self._compact()
+        if self._release_due:
+            self._release()
 
     def _compact(self):
         """(call with the engine's lock held)"""
@@ -112,6 +116,7 @@ class SemanticIndex(QueueWorker):
     def _release(self):
         release_free_memory()
         self._last_trim = time.monotonic()
+        self._release_due = False
 
     # ---------------------------------------------------------------- reads
     def search(self, user_id: str, text: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
