@@ -2,8 +2,11 @@
 merged over the defaults below (which alone give a working, offline service).
 """
 import copy
+import difflib
 import os
 from os.path import expanduser, join
+
+from ovos_utils.log import LOG
 
 DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-composite"
 # hybrid recall: the recent window, keywords and meaning fused by rank, and the
@@ -60,8 +63,10 @@ DEFAULTS = {
     # the daemon hosts the voice skill ("what do you remember about me", "forget that"...)
     "voice_commands": True,
     # the voice skill: how many memories it reads aloud (a forget confirmation reads them all,
-    # or counts them when there are more), and how many "forget <topic>" looks for
-    "voice": {"spoken_items": 3, "forget_limit": 20},
+    # or counts them when there are more), and how many "forget <topic>" looks for;
+    # wait_for_audio: wait for the end of a question's speech before listening ("auto": only
+    # when an audio service answers mycroft.audio.is_alive; true; false)
+    "voice": {"spoken_items": 3, "forget_limit": 20, "wait_for_audio": "auto"},
 }
 # nested objects merged key by key over their defaults
 NESTED = ("embeddings", "voice")
@@ -90,6 +95,7 @@ def read_mycroft_conf() -> dict:
 def build_config(overrides: dict = None) -> dict:
     """Defaults merged with ``overrides``, validated; raises ValueError naming the key."""
     config = copy.deepcopy(DEFAULTS)
+    warn_unknown_keys(overrides or {})
     for key, value in (overrides or {}).items():
         if key in NESTED and isinstance(value, dict):
             config[key].update(copy.deepcopy(value))
@@ -97,6 +103,37 @@ def build_config(overrides: dict = None) -> dict:
             config[key] = copy.deepcopy(value)
     validate(config)
     return config
+
+
+def unknown_keys(overrides: dict) -> list:
+    """``(dotted key, nearest valid dotted key or None)`` for every key of the
+    ``memory_service`` section that is not a setting: top-level keys, and the
+    keys of the nested objects (``embeddings.*``, ``voice.*``). A backend's block
+    (a built-in name, long or short, or any key naming a plugin) is not checked
+    here: its backend checks it."""
+    from ovos_memory_service.backends import BUILTIN, ENTRY_POINT_NAMES
+    backends = set(BUILTIN) | set(ENTRY_POINT_NAMES)
+    found = []
+    for key, value in (overrides or {}).items():
+        if not isinstance(key, str):
+            continue
+        if key in NESTED and isinstance(value, dict):
+            valid = list(DEFAULTS[key])
+            for sub in value:
+                if isinstance(sub, str) and sub not in valid:
+                    near = difflib.get_close_matches(sub, valid, n=1, cutoff=0.6)
+                    found.append((f"{key}.{sub}", f"{key}.{near[0]}" if near else None))
+        elif key not in DEFAULTS and key not in backends and "plugin" not in key \
+                and key != (overrides.get("memory_module") or DEFAULTS["memory_module"]):
+            near = difflib.get_close_matches(key, list(DEFAULTS) + sorted(backends), n=1, cutoff=0.6)
+            found.append((key, near[0] if near else None))
+    return found
+
+
+def warn_unknown_keys(overrides: dict):
+    """One warning per unknown key (a misspelt key silently keeps its default)."""
+    for key, near in unknown_keys(overrides):
+        LOG.warning(f"memory_service.{key} is not a setting" + (f"; did you mean {near}?" if near else ""))
 
 
 def validate(config: dict):

@@ -34,6 +34,8 @@ SPOKEN_ITEMS = 3            # spoken_items: a list is read whole up to this many
 FORGET_LIMIT = 20           # forget_limit: "forget <topic>" finds at most this many
 MAX_WORDS_PER_ITEM = 20     # a long memory is cut short when read aloud
 SPEECH_TIMEOUT = 15         # seconds to wait for a question to be spoken
+AUDIO_ASK_TIMEOUT = 2       # seconds for the audio service to answer mycroft.audio.is_alive
+AUDIO_ASK_AGAIN_S = 60      # no audio service answered: ask again after this long
 COUNT_KEPT_S = 300          # "forget all N ..." acts on a count said this recently
 SLOT = "memoryslot{}x"      # stand-in for a dialog's data while the template is rendered
 RECALLED_KINDS = tuple(k for k in KINDS if k != "attribute")  # attributes are the persona's
@@ -122,7 +124,11 @@ class MemorySkill(OVOSSkill):
         self.memory_config = config or {}
         self.wait_for_speech = wait_for_speech
         self._counted: Dict[Tuple[str, str], Counted] = {}  # (user, session): the last count
+        self._audio_seen = False     # an audio service answered, or reported speech
+        self._audio_asked_at = None  # when no audio service answered
         super().__init__(*args, resources_dir=str(locale_dir().parent), **kwargs)
+        for event in ("recognizer_loop:audio_output_start", "recognizer_loop:audio_output_end"):
+            self.add_event(event, self._on_audio_output, speak_errors=False)
 
     @classmethod
     def create(cls, bus, engine, config: dict) -> "MemorySkill":
@@ -154,6 +160,42 @@ class MemorySkill(OVOSSkill):
     @property
     def forget_limit(self) -> int:
         return self.voice_setting("forget_limit", FORGET_LIMIT, 1, 50)
+
+    def _on_audio_output(self, message=None):
+        self._audio_seen = True
+
+    def audio_reports_speech(self) -> bool:
+        """Does an audio service report the end of speech, so that a question
+        should listen only once it is said? ``memory_service.voice.wait_for_audio``:
+        true, false, or "auto" (the default): whether an audio service answers
+        ``mycroft.audio.is_alive`` (asked once; after no answer, again after
+        AUDIO_ASK_AGAIN_S), or has been heard speaking. Without ovos-audio (a
+        headless device, a HiveMind hub whose satellites speak) nothing would
+        report it, and each question would wait SPEECH_TIMEOUT for nothing."""
+        setting = (self.memory_config.get("voice") or {}).get("wait_for_audio", "auto")
+        if isinstance(setting, bool):
+            return setting
+        if setting != "auto":
+            LOG.warning(f"memory_service.voice.wait_for_audio must be true, false or \"auto\", "
+                        f"got {setting!r}; using \"auto\"")
+        if self._audio_seen:
+            return True
+        if self._audio_asked_at is not None and time.monotonic() - self._audio_asked_at < AUDIO_ASK_AGAIN_S:
+            return False
+        try:
+            reply = self.bus.wait_for_response(Message("mycroft.audio.is_alive", context={"skill_id": SKILL_ID}),
+                                               timeout=AUDIO_ASK_TIMEOUT)
+        except Exception:
+            LOG.exception("could not ask the audio service whether it runs")
+            reply = None
+        if reply is not None and reply.data.get("status"):
+            self._audio_seen = True
+            return True
+        if self._audio_asked_at is None:
+            LOG.info("no audio service answers mycroft.audio.is_alive: questions listen at once "
+                     "(memory_service.voice.wait_for_audio)")
+        self._audio_asked_at = time.monotonic()
+        return False
 
     def default_shutdown(self):
         """Once: OVOSSkill calls it again when garbage-collected, and by then
@@ -199,7 +241,7 @@ class MemorySkill(OVOSSkill):
             self.engine.exclude_turn(self.scope(), "assistant", utterance)
         except Exception:
             LOG.exception("could not keep a spoken line out of memory")
-        if not wait:
+        if not wait or not self.audio_reports_speech():
             return super().speak(utterance, expect_response, False, meta)
         session_id, ended = SessionManager.get().session_id, threading.Event()
 
