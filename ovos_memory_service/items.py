@@ -25,6 +25,7 @@ class MemoryItem:
     rank_score: float = 0.0  # the score the final ranking used
     sources: List[str] = field(default_factory=list)  # derived kinds: the turns it came from
     value: Optional[str] = None  # a fact's value ("Lisbon"), when its slot is known
+    slot: Optional[str] = None   # a fact's slot ("residence"), when the fact model knows it
     seq: int = 0  # the row's place in the store (keyword index key)
 
     @classmethod
@@ -35,7 +36,7 @@ class MemoryItem:
                    persona_id=row["persona_id"], role=row["role"], name=row["name"],
                    score=score, rank_score=rank_score,
                    sources=json.loads(sources) if sources else [], value=row.get("value"),
-                   seq=row.get("seq") or 0)
+                   slot=row.get("slot"), seq=row.get("seq") or 0)
 
     def to_wire(self) -> dict:
         wire = {"id": self.id, "content": self.content, "kind": self.kind,

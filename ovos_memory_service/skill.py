@@ -22,6 +22,7 @@ from ovos_workshop.decorators import intent_handler
 from ovos_workshop.skills.ovos import OVOSSkill, join_word_list
 from ovos_yes_no_solver import YesNoSolver
 
+from ovos_memory_service.facts.wording import read_back
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, NotFound
 from ovos_memory_service.items import KINDS, USER_FACT_KINDS, MemoryItem
 from ovos_memory_service.resources import locale_dir, match_lang, read_list
@@ -104,8 +105,13 @@ def forget_all_request(utterance: str, lang: str) -> Optional[Tuple[float, str]]
     return None
 
 
-def spoken_item(item: MemoryItem) -> str:
-    words = item.content.split()
+def spoken_item(item: MemoryItem, lang: str = "") -> str:
+    """A memory as it is read aloud: a fact in the listener's language where its
+    slot is known (facts/wording.py), cut short when long."""
+    content = item.content
+    if item.kind in USER_FACT_KINDS and item.slot:
+        content = read_back(content, item.slot, item.value, lang)
+    words = content.split()
     text = " ".join(words[:MAX_WORDS_PER_ITEM]) + (" ..." if len(words) > MAX_WORDS_PER_ITEM else "")
     return text.rstrip(" .;,")
 
@@ -265,7 +271,7 @@ class MemorySkill(OVOSSkill):
 
     def summary(self, items: List[MemoryItem], total: int) -> str:
         """The first few items, then how many more (a listing, never a confirmation)."""
-        first = [spoken_item(i) for i in items[:self.spoken_items]]
+        first = [spoken_item(i, self.lang) for i in items[:self.spoken_items]]
         if total > len(first):
             return self.render("list.more", {"list": "; ".join(first), "count": total - len(first)})
         return self.every_item(first)
@@ -375,7 +381,7 @@ class MemorySkill(OVOSSkill):
                 topic, [i.id for i in found], time.monotonic() + COUNT_KEPT_S)
             self.speak_dialog("forget.topic.many", {"topic": topic, "count": len(found)})
             return
-        data = {"topic": topic, "count": len(found), "list": self.every_item([spoken_item(i) for i in found])}
+        data = {"topic": topic, "count": len(found), "list": self.every_item([spoken_item(i, self.lang) for i in found])}
         one = ".one" if len(found) == 1 else ""
         confirmed = self.confirmed("forget.topic.confirm" + one, data, scope)
         if confirmed:  # exactly what was read back, nothing found since
