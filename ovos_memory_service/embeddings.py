@@ -113,7 +113,8 @@ class Embedder:
     def embed(self, texts: Sequence[str]) -> List[np.ndarray]:
         """One vector per text, in order; batches cut to ``TOKEN_BUDGET``."""
         texts = list(texts)
-        lengths = [self.model.token_count(t) for t in texts]
+        count = getattr(self.model, "token_count", None)  # fastembed >= 0.6
+        lengths = [count(t) if count else len(t.split()) + 2 for t in texts]
         vectors = [None] * len(texts)
         for batch in plan_batches(lengths, self.batch_size, TOKEN_BUDGET):
             for i, vector in zip(batch, self.model.embed([texts[i] for i in batch],
