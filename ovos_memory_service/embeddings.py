@@ -144,7 +144,7 @@ def plan_batches(lengths: Sequence[int], batch_size: int, budget: int) -> List[L
 
 def _load_session(model, threads: Optional[int]):
     """The onnxruntime session of a fastembed model loaded with ``lazy_load``,
-    with our options (memory patterns off, one inter-op thread); a fastembed
+    with our options (no arena, no memory patterns, one inter-op thread); a fastembed
     whose internals differ loads it its own way on first use."""
     inner = getattr(model, "model", None)
     folder, description = getattr(inner, "_model_dir", None), getattr(inner, "model_description", None)
@@ -159,7 +159,11 @@ def _load_session(model, threads: Optional[int]):
     if threads:
         options.intra_op_num_threads = threads
     inner._ensure_tokenizer()
-    model = lookup_rows_unfolded((Path(folder) / description.model_file).read_bytes())
+    model = (Path(folder) / description.model_file).read_bytes()
+    try:
+        model = lookup_rows_unfolded(model)
+    except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
+        pass
     inner.model = ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options)
 
 
@@ -167,57 +171,94 @@ def _load_session(model, threads: Optional[int]):
 # A few lines of protobuf, as the onnx package is not a dependency: ModelProto
 # field 7 is the graph; GraphProto field 1 a node, 5 an initializer (field 8
 # its name); NodeProto fields 1 inputs, 2 outputs, 3 name, 4 op_type.
-def _varint(data, i):
+def _varint(data: bytes, i: int):
     value = shift = 0
     while True:
-        byte = data[i]; i += 1
-        value |= (byte & 0x7F) << shift; shift += 7
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
         if byte < 0x80:
             return value, i
 
-def _fields(data):
+
+def _fields(data: bytes):
     """(field number, wire type, value) of a protobuf message."""
     i = 0
     while i < len(data):
         key, i = _varint(data, i)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            start = i; _, i = _varint(data, i); value = data[start:i]
+            start = i
+            _, i = _varint(data, i)
+            value = data[start:i]
         elif wire == 2:
-            n, i = _varint(data, i); value = data[i:i + n]; i += n
-        elif wire == 1:
-            value = data[i:i + 8]; i += 8
-        elif wire == 5:
-            value = data[i:i + 4]; i += 4
+            size, i = _varint(data, i)
+            value = data[i:i + size]
+            i += size
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            value = data[i:i + size]
+            i += size
         else:
             raise ValueError(f"protobuf wire type {wire}")
         yield number, wire, value
 
-def _put_varint(value):
+
+def _put_varint(value: int) -> bytes:
     out = bytearray()
     while True:
-        out.append((value & 0x7F) | (0x80 if value > 0x7F else 0)); value >>= 7
+        out.append((value & 0x7F) | (0x80 if value > 0x7F else 0))
+        value >>= 7
         if not value:
             return bytes(out)
 
-def _message(fields):
+
+def _message(fields) -> bytes:
     out = bytearray()
     for number, wire, value in fields:
         out += _put_varint(number << 3 | wire)
         out += (_put_varint(len(value)) + value) if wire == 2 else value
     return bytes(out)
 
-def _node(fields, inputs, outputs, suffix=""):
-    """A NodeProto like ``fields`` with other inputs, outputs (and name)."""
+
+def _node(fields, inputs, outputs, suffix: str = "") -> bytes:
+    """A NodeProto like ``fields`` with other inputs and outputs (and a name suffix)."""
     kept = [(n, w, v + suffix.encode() if n == 3 else v) for n, w, v in fields if n not in (1, 2)]
     return _message([(1, 2, x.encode()) for x in inputs] + [(2, 2, x.encode()) for x in outputs] + kept)
+
+
+def _dims(tensor) -> list:
+    """The dims of a TensorProto (field 1, packed or not)."""
+    out = []
+    for number, wire, value in tensor:
+        if number == 1 and wire == 0:
+            out.append(_varint(value, 0)[0])
+        elif number == 1 and wire == 2:
+            i = 0
+            while i < len(value):
+                dim, i = _varint(value, i)
+                out.append(dim)
+    return out
+
+
+def _attribute_int(node: bytes, name: bytes, default: int) -> int:
+    """An int attribute of a NodeProto (AttributeProto: 1 name, 3 i)."""
+    for number, _, value in _fields(node):
+        if number == 5:
+            attribute = {n: v for n, _, v in _fields(value)}
+            if attribute.get(1) == name:
+                return _varint(attribute[3], 0)[0] if 3 in attribute else default
+    return default
+
 
 def lookup_rows_unfolded(model: bytes) -> bytes:
     """The model with its int8 word-embedding table kept int8 at run time:
     ``Gather(Mul(Cast(table_q), scale), ids)`` becomes
     ``Mul(Cast(Gather(table_q, ids)), Gather(scale, ids))``, the same numbers,
-    so that onnxruntime does not fold the table to float32 (47 MB for
-    all-MiniLM-L6-v2). Any other shape of model is returned unchanged."""
+    so that onnxruntime does not fold the table to float32 (34 MB less for
+    all-MiniLM-L6-v2). The scale must be one per row and the lookup along
+    the first axis; any other shape of model is returned unchanged."""
     top = list(_fields(model))
     graph_at = next((k for k, f in enumerate(top) if f[0] == 7), None)
     if graph_at is None:
@@ -228,10 +269,12 @@ def lookup_rows_unfolded(model: bytes) -> bytes:
         for n, w, v in _fields(graph[k][2]):
             if n in (1, 2, 4):
                 nodes[k][n].append(v.decode())
-    init_names = set()
+    dims = {}  # initializer name -> dims
     for n, w, v in graph:
         if n == 5:
-            init_names.update(x.decode() for m, _, x in _fields(v) if m == 8)
+            tensor = list(_fields(v))
+            name = next((x.decode() for m, _, x in tensor if m == 8), None)
+            dims[name] = _dims(tensor)
     producer = {o: k for k, d in nodes.items() for o in d[2]}
     users = {}
     for k, d in nodes.items():
@@ -239,15 +282,16 @@ def lookup_rows_unfolded(model: bytes) -> bytes:
             users.setdefault(x, []).append(k)
     changed = {}
     for k, d in nodes.items():
-        if d[4] != ["Gather"] or len(d[1]) != 2:
+        if d[4] != ["Gather"] or len(d[1]) != 2 or _attribute_int(graph[k][2], b"axis", 0) != 0:
             continue
         mul = producer.get(d[1][0])
         if mul is None or nodes[mul][4] != ["Mul"] or len(users.get(d[1][0], [])) != 1:
             continue
         cast_out, scale = nodes[mul][1]
         cast = producer.get(cast_out)
-        if (cast is None or nodes[cast][4] != ["Cast"] or scale not in init_names
-                or nodes[cast][1][0] not in init_names or len(users.get(cast_out, [])) != 1):
+        if (cast is None or nodes[cast][4] != ["Cast"] or len(users.get(cast_out, [])) != 1
+                or len(dims.get(nodes[cast][1][0]) or ()) != 2
+                or dims.get(scale) != [dims[nodes[cast][1][0]][0], 1]):
             continue
         table_q, ids, out = nodes[cast][1][0], d[1][1], d[2][0]
         gather = list(_fields(graph[k][2]))
