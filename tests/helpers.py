@@ -26,12 +26,15 @@ def roles_contents(messages):
     return [(m.role, m.content) for m in messages]
 
 
-def eventually(check, timeout=30.0, interval=0.05):
-    """Poll ``check`` until it returns something truthy (background work); its last value."""
+def eventually(check, timeout=30.0, interval=0.05, what="the background work"):
+    """Poll ``check`` until it returns something truthy, and return that;
+    raise TimeoutError if it never does (a wait never passes by itself)."""
     import time
     deadline = time.monotonic() + timeout
     while True:
         value = check()
-        if value or time.monotonic() > deadline:
+        if value:
             return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout} s for {what}")
         time.sleep(interval)

@@ -2,8 +2,6 @@
 behaving as its users expect: engine level (README, "Coming from
 ovos-memory-plugins"). The same rows through the persona plugin on a real bus
 are in tests/test_compat_bus.py."""
-import json
-import time
 
 import pytest
 
@@ -11,7 +9,7 @@ from ovos_memory_service.backends.composite import CompositeBackend
 from ovos_memory_service.facts.llm import parse, to_facts
 from ovos_memory_service.fusion import fuse
 from ovos_memory_service.items import MemoryItem
-from tests.helpers import exchange, scope, store, user
+from tests.helpers import eventually, exchange, scope
 from tests.openai_stub import OpenAIStub
 
 # ------------------------------------------------------------------ replies
@@ -66,18 +64,6 @@ def test_a_plain_statement_takes_the_slot_the_rules_find():
 
 
 # ---------------------------------------------------------------- the engine
-def wait_for(check, timeout=60.0, what="the background work"):
-    """Poll ``check`` until it returns something truthy; raise on timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"waited {timeout} s for {what}")
-        time.sleep(0.05)
-
-
 def replying(replies):
     """A stand-in model: the reply whose key is in the exchange, else []."""
     def answer(messages):
@@ -108,7 +94,7 @@ def facts_block(engine, sc=SAGE, utterance="what do you know about me?"):
 
 
 def idle(engine):
-    wait_for(lambda: engine.llm.pending() == 0, what="the LLM jobs")
+    eventually(lambda: engine.llm.pending() == 0, what="the LLM jobs")
     engine.wait_idle()
 
 

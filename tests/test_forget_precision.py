@@ -1,8 +1,8 @@
 """Forgetting and recalling by query take only what is about the query, over a
 real messagebus and the real daemon, in English and Portuguese."""
-import time
-
 import pytest
+
+from tests.helpers import eventually
 
 EXCHANGES = {
     "en-us": [("My old locker code hint is qx7781 near the gym.", "Understood."),
@@ -23,25 +23,13 @@ ABOUT = {
 }
 
 
-def wait_until(check, timeout=60.0, what="the condition"):
-    """Poll ``check`` until it is truthy; fail the test on timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.1)
-
-
 def fill(stack, user, lang):
     ids = []
     for said, reply in EXCHANGES[lang]:
         ids += stack.ok("memory.history.update", {"user_id": user, "messages": [
             {"role": "user", "content": said}, {"role": "assistant", "content": reply}]},
             session_id=user, session={"lang": lang})["ids"]
-    wait_until(lambda: stack.ok("memory.stats", {"user_id": user})["pending_jobs"] == 0, what="facts and vectors")
+    eventually(lambda: stack.ok("memory.stats", {"user_id": user})["pending_jobs"] == 0, what="facts and vectors")
     return ids
 
 

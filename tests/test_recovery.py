@@ -6,24 +6,13 @@ import threading
 import time
 
 from ovos_memory_service.vectors import COMPACT_WRITES, TABLE
+from tests.helpers import eventually
 
 PERSONA = "rag-only"
 SESSION = "recovery"
 FILLER = ["the weather was {} today", "we talked about the {} for a while", "remind me about the {} later",
           "I watched a film about a {}", "the {} needs cleaning this week"]
 THINGS = ["garden", "kitchen", "lighthouse", "violin", "bakery", "harbour", "tractor", "library"]
-
-
-def wait_for(check, timeout: float, what: str):
-    """Poll ``check`` until it returns something truthy; raise on timeout."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: not within {timeout} s")
-        time.sleep(0.2)
 
 
 def start(stack):
@@ -84,16 +73,14 @@ def test_turns_acknowledged_before_a_kill_are_found_by_meaning_soon_after_the_re
         acked[0] += update(stack, *exchange(said, "noted"))["stored"]
         stack.stop_service(signal.SIGKILL)  # right after the acknowledgement
         start(stack)
-        restarted = time.monotonic()
         writing = threading.Event()
         writer = threading.Thread(target=keep_writing, args=(stack, writing, acked, 10_000 * round_ + 5000))
         writer.start()  # the writes go on after the restart
         try:
-            wait_for(lambda: found(stack, paraphrase, said), 60, f"semantic recall of {said!r} after the restart")
+            eventually(lambda: found(stack, paraphrase, said), 60, what=f"semantic recall of {said!r} after the restart")
         finally:
             writing.set()
             writer.join()
-        assert time.monotonic() - restarted <= 60
     total = stack.ok("memory.list", {"kinds": ["turn"], "persona_id": PERSONA, "limit": 1},
                      session_id=SESSION)["total"]
     assert total == acked[0]  # nothing acknowledged was lost
@@ -107,6 +94,6 @@ def test_vector_versions_stay_bounded_under_writes_and_kills(fresh_stack):
             update(stack, *filler(1, 100 * round_ + i))
         stack.stop_service(signal.SIGKILL)
         start(stack)
-    wait_for(lambda: pending(stack) == 0, 300, "the embedding queue to drain")
+    eventually(lambda: pending(stack) == 0, 300, what="the embedding queue to drain")
     assert versions(stack) <= COMPACT_WRITES + 1
     assert stack.ok("memory.stats", {}, session_id=SESSION)["vectors"] == 3 * 70 * 2
