@@ -1,7 +1,5 @@
 """Unknown keys of the memory_service section are logged as a warning that
 names the key and its nearest valid name; valid keys and backend blocks are not."""
-import logging
-
 import pytest
 
 from ovos_memory_service.config import DEFAULTS, build_config, unknown_keys

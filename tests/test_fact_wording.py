@@ -1,6 +1,5 @@
 """Facts read back in the listener's language where the fact model knows the
 slot (the rule packs' @text templates), else as they were said."""
-import threading
 import uuid
 
 import pytest
