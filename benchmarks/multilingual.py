@@ -217,12 +217,13 @@ def main():
                 results["personal_facts"][name] = {
                     lang: personal_facts(lang, configs[name], args.verbose) for lang in args.langs}
 
-    print("\nevidence_recall@5 / MRR per language (every kind asked, limit 10, threshold 0)")
-    print(f"{'configuration':<44}" + "".join(f"{lang:>16}" for lang in args.langs))
+    if results["retrieval"]:
+        print("\nevidence_recall@5 / MRR per language (every kind asked, limit 10, threshold 0)")
+        print(f"{'configuration':<44}" + "".join(f"{lang:>16}" for lang in args.langs))
     for name, per_lang in results["retrieval"].items():
         print(f"{names[name]:<44}" + "".join(
             f"{per_lang[lang]['all']['recall@5']:>9.3f} {per_lang[lang]['all']['mrr']:.3f}" for lang in args.langs))
-    for kind in KINDS:
+    for kind in KINDS if results["retrieval"] else ():
         print(f"\n  {kind} questions only")
         for name, per_lang in results["retrieval"].items():
             print(f"  {names[name]:<42}" + "".join(
