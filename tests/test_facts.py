@@ -1,12 +1,11 @@
 """Facts about the user that stay true: the fact model on a real store, facts
 learnt from conversations without an LLM, and a later session that knows them,
 in four languages over a real bus."""
-import time
 import uuid
 
 import pytest
 
-from tests.helpers import assistant, exchange, scope, store, user
+from tests.helpers import assistant, eventually, exchange, scope, store, user
 
 
 def facts(engine, sc, kinds=("fact", "preference", "skill")):
@@ -121,17 +120,14 @@ def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
     for line in said + [moved]:
         stack.ok("memory.history.update", {"user_id": person, "messages": [
             {"role": "user", "content": line}, {"role": "assistant", "content": "👍"}]}, **first_session)
-    deadline = time.monotonic() + 20  # facts are learnt after the replies
-    while True:
+    def current_facts():
         learnt = stack.ok("memory.list", {"user_id": person, "kinds": ["fact", "preference"]},
                           **first_session)["memories"]
-        if len(learnt) >= len(expected) or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    contents = " | ".join(m["content"] for m in learnt)
-    for piece in expected:
-        assert piece in contents, (piece, contents)
-    assert old_home not in contents  # superseded, not current
+        return " | ".join(m["content"] for m in learnt)
+
+    # facts are learnt after the replies, the move last: the old home is superseded, not current
+    eventually(lambda: all(piece in current_facts() for piece in expected) and old_home not in current_facts(),
+               timeout=30, what=f"the facts {expected} without {old_home!r}")
     later = {"session": {"session_id": f"{person}-b", "lang": lang}}
     built = stack.ok("memory.context.build", {"user_id": person, "utterance": question}, **later)
     block = built["messages"][0]["content"]

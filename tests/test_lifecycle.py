@@ -7,6 +7,7 @@ import threading
 import time
 
 from ovos_memory_service.client import MemoryClient
+from tests.helpers import eventually
 from tests.sandbox import (connect, free_port, sandbox_env, start_bus, start_service, stop,
                            wait_ready, write_config)
 
@@ -166,12 +167,9 @@ def test_a_third_party_memory_plugin_runs_inside_the_daemon(tmp_path):
         s.start_service()
         s.ok("memory.history.update", {"messages": [{"role": "user", "content": "hello plugin"},
                                                     {"role": "assistant", "content": "hi"}]})
-        deadline = time.monotonic() + 5
-        while True:  # the plugin hears the turns after the reply
-            built = s.ok("memory.context.build", {"utterance": "again"})["messages"]
-            if built[0]["content"] == "seen=2" or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
+        # the plugin hears the turns after the reply
+        built = eventually(lambda: (lambda messages: messages[0]["content"] == "seen=2" and messages)(
+            s.ok("memory.context.build", {"utterance": "again"})["messages"]), what="the plugin to hear the turns")
         assert [(m["role"], m["content"]) for m in built] == [
             ("system", "seen=2"), ("user", "hello plugin"), ("assistant", "hi"), ("user", "again")]
         assert s.ok("memory.stats", {})["memory_module"] == PLUGIN_NAME
