@@ -58,8 +58,7 @@ class SemanticIndex(QueueWorker):
             # a backoff decided by an earlier process is stale: this one retries at once
             self.db.execute("UPDATE embed_jobs SET next_at = 0, attempts = 0 WHERE next_at > 0")
         if self.vectors.writes >= COMPACT_WRITES:
-            with self.lock:
-                self._compact()
+            self._compact()
         self._queries = {}  # the latest query texts and their embeddings, oldest first
         self._queries_lock = threading.Lock()
 
@@ -85,8 +84,8 @@ class SemanticIndex(QueueWorker):
                 self.vectors.upsert(rows)
                 with self.db.atomic():
                     self.db.conn.executemany("DELETE FROM embed_jobs WHERE rowid = ?", [[j] for j in current])
-                if self.vectors.writes >= COMPACT_WRITES:
-                    self._compact()
+            if self.vectors.writes >= COMPACT_WRITES:
+                self._compact()  # outside the engine's lock: builds and recalls go on meanwhile
             self.embedded += len(rows)
             self._release_due = True
             if time.monotonic() - self._last_trim >= TRIM_EVERY_S:
@@ -102,13 +101,13 @@ class SemanticIndex(QueueWorker):
     def idle(self):
         """Compact the vector table on schedule while it receives vectors."""
         if self.vectors.writes and time.monotonic() - self._last_compact >= self.compact_s:
-            with self.lock:
-                self._compact()
+            self._compact()
         if self._release_due:
             self._release()
 
     def _compact(self):
-        """(call with the engine's lock held)"""
+        """Compaction takes the vector files' lock only (vectors.py): searches
+        run from memory meanwhile, and a forget's purge waits its turn."""
         self.vectors.compact()
         self._last_compact = time.monotonic()
         self._release()

@@ -78,8 +78,10 @@ class VectorIndex:
         # writes since the last compaction: versions left by earlier runs count too
         self.writes = len(self.table.list_versions()) - 1
         self._users = OrderedDict()  # user_id -> _UserVectors, least recently used first
-        # held while the cache or a read of the table's files is in progress,
-        # so that compaction never removes files a read is using
+        # the table's files: held by writes, reads and compaction, so that
+        # compaction never removes files a read is using; taken before _cache_lock
+        self._files_lock = threading.Lock()
+        # the in-memory copies only: a search of a cached user never waits for the files
         self._cache_lock = threading.Lock()
 
     def upsert(self, rows: Sequence[Tuple[int, str, str, np.ndarray]]):
@@ -94,40 +96,46 @@ class VectorIndex:
             "vector": pa.FixedSizeListArray.from_arrays(
                 pa.array(np.stack([r[3] for r in rows]).astype(np.float32).reshape(-1)), self.dim),
         }, schema=self.schema)
-        self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
-        self.writes += 1
-        with self._cache_lock:
-            for seq, memory_id, user_id, vector in rows:
-                if user_id in self._users:
-                    self._users[user_id].drop({memory_id})  # a rewritten memory replaces its vector
-                    self._users[user_id].new.append((seq, memory_id, np.asarray(vector, dtype=np.float32)))
-            self._evict()
+        with self._files_lock:
+            self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+            self.writes += 1
+            with self._cache_lock:
+                for seq, memory_id, user_id, vector in rows:
+                    if user_id in self._users:
+                        self._users[user_id].drop({memory_id})  # a rewritten memory replaces its vector
+                        self._users[user_id].new.append((seq, memory_id, np.asarray(vector, dtype=np.float32)))
+                self._evict()
 
     def delete(self, ids: Sequence[str]) -> int:
         if not ids:
             return 0
-        result = self.table.delete("id IN (" + ", ".join(sql_string(i) for i in ids) + ")")
-        self.writes += 1
-        with self._cache_lock:
-            for cached in self._users.values():
-                cached.drop(set(ids))
+        with self._files_lock:
+            result = self.table.delete("id IN (" + ", ".join(sql_string(i) for i in ids) + ")")
+            self.writes += 1
+            with self._cache_lock:
+                for cached in self._users.values():
+                    cached.drop(set(ids))
         return getattr(result, "num_deleted_rows", 0) or 0
 
     def _user_vectors(self, user_id: str) -> Tuple[np.ndarray, list, np.ndarray]:
-        """The user's (seqs, ids, matrix), as they are now."""
-        with self._cache_lock:
-            if user_id not in self._users:
+        """The user's (seqs, ids, matrix), as they are now; read from the
+        table once, then from memory (so a search does not wait for a compaction)."""
+        while True:
+            with self._cache_lock:
+                cached = self._users.get(user_id)
+                if cached is not None:
+                    self._users.move_to_end(user_id)
+                    cached.settle()
+                    self._evict()
+                    return cached.seq, cached.ids, cached.matrix
+            with self._files_lock:  # no write lands between the read and the copy
                 rows = (self.table.search().where(f"user_id = {sql_string(user_id)}")
                         .select(["seq", "id", "vector"]).limit(None).to_arrow())
                 matrix = np.asarray(rows["vector"].combine_chunks().flatten().to_numpy(),
                                     dtype=np.float32).reshape(-1, self.dim)
-                self._users[user_id] = _UserVectors(np.asarray(rows["seq"].to_pylist(), dtype=np.int64),
-                                                    rows["id"].to_pylist(), matrix)
-            self._users.move_to_end(user_id)
-            cached = self._users[user_id]
-            cached.settle()
-            self._evict()
-            return cached.seq, cached.ids, cached.matrix
+                with self._cache_lock:
+                    self._users.setdefault(user_id, _UserVectors(
+                        np.asarray(rows["seq"].to_pylist(), dtype=np.int64), rows["id"].to_pylist(), matrix))
 
     def _evict(self):
         """Forget the copies of the users used least recently, beyond the budget."""
@@ -156,28 +164,28 @@ class VectorIndex:
         return {cached_ids[i]: float(s) for i, s in zip(rows, similarity)}
 
     def count(self) -> int:
-        with self._cache_lock:
+        with self._files_lock:
             return self.table.count_rows()
 
     def ids(self) -> set:
-        with self._cache_lock:
+        with self._files_lock:
             return set(self.table.to_arrow()["id"].to_pylist())
 
     def compact(self, unreferenced: bool = False):
         """Merge the fragments and remove every old version (and with
         ``unreferenced``, files of writes a crash interrupted, whatever their
         age): deleted vectors leave the files. Reads of the files wait."""
-        with self._cache_lock, warnings.catch_warnings():
+        with self._files_lock, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "removes every version except the latest": wanted
             self.table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unreferenced)
-        self.writes = 0
+            self.writes = 0
 
     def purge(self):
         """Compact and drop every old version: deleted vectors leave the files."""
         self.compact(unreferenced=True)
 
     def clear(self):
-        with self._cache_lock:
+        with self._files_lock, self._cache_lock:
             self.db.drop_table(TABLE)
             self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
             self._users.clear()
