@@ -10,6 +10,7 @@ from ovos_memory_service.facts.llm import parse, to_facts
 from ovos_memory_service.fusion import fuse
 from ovos_memory_service.items import MemoryItem
 from tests.helpers import eventually, exchange, scope
+from tests.test_llm_facts import entity_engine
 from tests.openai_stub import OpenAIStub
 
 # ------------------------------------------------------------------ replies
@@ -79,10 +80,6 @@ def stub():
     server.stop()
 
 
-def entity_engine(make_engine, url, **block):
-    block = {"api_url": url, "model": "m", "request_timeout": 5, **block}
-    return make_engine(personas={"sage": {"memory_module": "ovos-memory-plugin-entity",
-                                          "ovos-memory-plugin-entity": block}})
 
 
 SAGE = scope(user="migrant", persona="sage")
