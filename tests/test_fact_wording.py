@@ -38,24 +38,13 @@ ovoscope = pytest.importorskip("ovoscope")
 
 @pytest.fixture(scope="module")
 def voice(tmp_path_factory):
-    from ovoscope import LIGHT_TEST_PIPELINE, get_minicroft
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
     from ovos_memory_service.skill import SKILL_ID, MemorySkill
-    from tests.test_skill import Voice, padacioso_in_threads
-    restore = padacioso_in_threads()
-    config = build_config({"data_dir": str(tmp_path_factory.mktemp("memory"))})
-    engine = MemoryEngine(config)
-    engine.open()
-    minicroft = get_minicroft([], default_pipeline=LIGHT_TEST_PIPELINE, lang="en-US",
-                              secondary_langs=["pt-PT"])
-    skill = MemorySkill(bus=minicroft.bus, skill_id=SKILL_ID, engine=engine, config=config,
-                        wait_for_speech=False)
-    yield Voice(minicroft, engine, skill)
-    skill.default_shutdown()
-    minicroft.stop()
-    engine.close()
-    restore()
+    from tests.test_skill import Voice, intent_pipeline
+    with intent_pipeline(tmp_path_factory, ["pt-PT"]) as (minicroft, engine, config):
+        skill = MemorySkill(bus=minicroft.bus, skill_id=SKILL_ID, engine=engine, config=config,
+                            wait_for_speech=False)
+        yield Voice(minicroft, engine, skill)
+        skill.default_shutdown()
 
 
 def learnt_in_english(engine, me):

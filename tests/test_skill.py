@@ -3,6 +3,7 @@ pipeline (ovoscope's MiniCroft, padacioso) to the skill, which acts on a real
 engine (SQLite + LanceDB in a temp dir). Each test speaks as its own user."""
 import threading
 import uuid
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from types import SimpleNamespace
@@ -55,6 +56,27 @@ def padacioso_in_threads():
     def restore():
         padacioso.concurrent = original
     return restore
+
+
+@contextmanager
+def intent_pipeline(tmp_path_factory, secondary_langs=()):
+    """ovos-core's intent pipeline in-process (ovoscope's MiniCroft, padacioso
+    in threads) over a real engine: yields (minicroft, engine, config)."""
+    from ovoscope import LIGHT_TEST_PIPELINE, get_minicroft
+    from ovos_memory_service.config import build_config
+    from ovos_memory_service.engine import MemoryEngine
+    restore = padacioso_in_threads()
+    config = build_config({"data_dir": str(tmp_path_factory.mktemp("memory"))})
+    engine = MemoryEngine(config)
+    engine.open()
+    minicroft = get_minicroft([], default_pipeline=LIGHT_TEST_PIPELINE, lang="en-US",
+                              secondary_langs=list(secondary_langs))
+    try:
+        yield minicroft, engine, config
+    finally:
+        minicroft.stop()
+        engine.close()
+        restore()
 
 
 def examples(lang):
@@ -131,24 +153,13 @@ class Heard:
 
 @pytest.fixture(scope="module")
 def voice(tmp_path_factory):
-    from ovoscope import LIGHT_TEST_PIPELINE, get_minicroft
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
-    restore = padacioso_in_threads()
-    config = build_config({"data_dir": str(tmp_path_factory.mktemp("memory"))})
-    engine = MemoryEngine(config)
-    engine.open()
-    minicroft = get_minicroft([], default_pipeline=LIGHT_TEST_PIPELINE, lang="en-US",
-                              secondary_langs=["pt-PT", "es-ES", "de-DE"])
-    # no audio service here reports the end of speech: questions listen at once
-    skill = MemorySkill(bus=minicroft.bus, skill_id=SKILL_ID, engine=engine, config=config,
-                        wait_for_speech=False)
-    skill.config_core.setdefault("skills", {})
-    yield Voice(minicroft, engine, skill)
-    skill.default_shutdown()
-    minicroft.stop()
-    engine.close()
-    restore()
+    with intent_pipeline(tmp_path_factory, ["pt-PT", "es-ES", "de-DE"]) as (minicroft, engine, config):
+        # no audio service here reports the end of speech: questions listen at once
+        skill = MemorySkill(bus=minicroft.bus, skill_id=SKILL_ID, engine=engine, config=config,
+                            wait_for_speech=False)
+        skill.config_core.setdefault("skills", {})
+        yield Voice(minicroft, engine, skill)
+        skill.default_shutdown()
 
 
 @pytest.fixture

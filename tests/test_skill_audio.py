@@ -14,7 +14,7 @@ from ovos_bus_client.message import Message  # noqa: E402
 
 from ovos_memory_service import skill as skill_module  # noqa: E402
 from ovos_memory_service.skill import SKILL_ID, MemorySkill  # noqa: E402
-from tests.test_skill import padacioso_in_threads  # noqa: E402
+from tests.test_skill import intent_pipeline  # noqa: E402
 
 WAIT = 60  # seconds a step may take before the test fails (no step takes near this)
 QUESTIONS = []  # the questions the skill spoke in a test
@@ -22,18 +22,8 @@ QUESTIONS = []  # the questions the skill spoke in a test
 
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
-    from ovoscope import LIGHT_TEST_PIPELINE, get_minicroft
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
-    restore = padacioso_in_threads()
-    config = build_config({"data_dir": str(tmp_path_factory.mktemp("memory"))})
-    engine = MemoryEngine(config)
-    engine.open()
-    minicroft = get_minicroft([], default_pipeline=LIGHT_TEST_PIPELINE, lang="en-US")
-    yield minicroft, engine, config
-    minicroft.stop()
-    engine.close()
-    restore()
+    with intent_pipeline(tmp_path_factory) as pipeline:
+        yield pipeline
 
 
 @pytest.fixture
