@@ -1,6 +1,6 @@
 import os
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -37,8 +37,7 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.9",
-    packages=["ovos_memory_service", "ovos_memory_service.backends", "ovos_memory_service.facts",
-              "ovos_memory_service.locale"],
+    packages=find_packages(include=["ovos_memory_service", "ovos_memory_service.*"]) + ["ovos_memory_service.locale"],
     package_dir={"ovos_memory_service.locale": "locale"},
     package_data={"ovos_memory_service.locale": locale_files()},
     # the voice commands (skill.py) are an ovos-workshop skill hosted by the daemon

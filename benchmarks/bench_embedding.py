@@ -24,7 +24,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from ovos_memory_service.config import build_config  # noqa: E402
 from ovos_memory_service.engine import MemoryEngine  # noqa: E402
 from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.semantic import embed_text  # noqa: E402
+from ovos_memory_service.background.embedding import embed_text  # noqa: E402
 from ovos_memory_service.wire import parse_messages  # noqa: E402
 from benchmarks.locomo import DEFAULT_DATA, sessions  # noqa: E402
 

@@ -72,7 +72,7 @@ class BusStore:
 
 def open_store(ctx: click.Context):
     """The daemon over the bus if it holds the store, else the store itself."""
-    from ovos_memory_service.store import StoreLocked
+    from ovos_memory_service.store.files import StoreLocked
     config = ctx.obj["config"]
     try:
         store = LocalStore(config)

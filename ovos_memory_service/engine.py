@@ -19,15 +19,15 @@ from ovos_memory_service.config import cache_dir, data_dir, default_persona_bloc
 from ovos_memory_service.errors import InvalidRequest, NotFound, Unavailable
 from ovos_memory_service.facts.extract import extract_facts
 from ovos_memory_service.facts.model import Fact, derived_only_from, record
-from ovos_memory_service.facts.worker import FactWorker, as_fact
+from ovos_memory_service.background.facts import FactWorker, as_fact
 from ovos_memory_service.history import (TurnWriter, latest_conversation, live_window,
                                          start_conversation)
 from ovos_memory_service.items import KINDS, MemoryItem
-from ovos_memory_service.llm_worker import LLMWorker
-from ovos_memory_service.reader import StoreReader
+from ovos_memory_service.background.llm import LLMWorker
+from ovos_memory_service.backends.reader import StoreReader
 from ovos_memory_service.scope import Scope
 from ovos_memory_service import summaries, transfer
-from ovos_memory_service.store import lock_store, open_store, scrub
+from ovos_memory_service.store.files import lock_store, open_store, scrub
 from ovos_memory_service.wire import ChatMessage
 
 REQUEST_MEMORY_S = 24 * 3600  # how long a request_id is remembered for retries
@@ -86,8 +86,8 @@ class MemoryEngine:
 
     def _open_semantic(self):
         """Load the model and the vector index; without them, keyword recall only."""
-        from ovos_memory_service.embeddings import EmbeddingsUnavailable, load_embedder
-        from ovos_memory_service.semantic import SemanticIndex
+        from ovos_memory_service.vectors.embedder import EmbeddingsUnavailable, load_embedder
+        from ovos_memory_service.background.embedding import SemanticIndex
         settings = self.config["embeddings"]
         try:
             embedder = load_embedder(settings, Path(cache_dir()) / "models")

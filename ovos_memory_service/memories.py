@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from ovos_memory_service.items import KINDS, USER_FACT_KINDS, MemoryItem
 from ovos_memory_service.scope import Scope
-from ovos_memory_service.store import scrub
+from ovos_memory_service.store.files import scrub
 
 EXPLICIT_KINDS = ("fact", "preference", "skill", "attribute")
 

@@ -53,8 +53,8 @@ def engine(make_engine):
 @pytest.fixture
 def quick_retries(monkeypatch):
     """LLM retries within a test's patience (production: 5 s doubling to 10 min)."""
-    from ovos_memory_service import llm
-    from ovos_memory_service.llm_worker import LLMWorker
+    from ovos_memory_service import chat as llm
+    from ovos_memory_service.background.llm import LLMWorker
     monkeypatch.setattr(LLMWorker, "first_backoff_s", 0.2)
     monkeypatch.setattr(LLMWorker, "max_backoff_s", 0.5)
     monkeypatch.setattr(llm, "COOL_DOWN_S", (0.2, 0.5))

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from ovos_bus_client import Message
 
 from ovos_memory_service.cli import cli
-from ovos_memory_service.store import lock_store
+from ovos_memory_service.store.files import lock_store
 from tests.helpers import exchange, scope
 
 README = Path(__file__).parent.parent / "README.md"

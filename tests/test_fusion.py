@@ -1,7 +1,7 @@
 """The five fusion modes as pure functions."""
 import pytest
 
-from ovos_memory_service.fusion import fuse
+from ovos_memory_service.backends.fusion import fuse
 from ovos_memory_service.items import MemoryItem
 
 

@@ -122,8 +122,8 @@ def test_an_older_store_is_upgraded_with_its_memories(tmp_path):
     """A store left by an earlier version (before the search context and the
     fact model) opens, migrates, and keeps and finds its memories."""
     from sqlite_utils import Database
-    from ovos_memory_service.migrations import migrations
-    from ovos_memory_service.store import open_store
+    from ovos_memory_service.store.migrations import migrations
+    from ovos_memory_service.store.files import open_store
     folder = tmp_path / "old"
     folder.mkdir()
     db = Database(sqlite3.connect(folder / "memory.db"))

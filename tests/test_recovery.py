@@ -5,7 +5,7 @@ import signal
 import threading
 import time
 
-from ovos_memory_service.vectors import COMPACT_WRITES, TABLE
+from ovos_memory_service.vectors.index import COMPACT_WRITES, TABLE
 from tests.helpers import eventually
 
 PERSONA = "rag-only"

@@ -6,7 +6,7 @@ import time
 
 import lancedb
 
-from ovos_memory_service.vectors import TABLE
+from ovos_memory_service.vectors.index import TABLE
 from tests.helpers import exchange, scope
 
 RAG = "ovos-memory-plugin-local-rag"

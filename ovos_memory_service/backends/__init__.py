@@ -7,7 +7,7 @@ from ovos_memory_service.backends.lexical import LexicalBackend
 from ovos_memory_service.backends.longterm import LongtermBackend
 from ovos_memory_service.backends.recency import RecencyBackend, ShortTermBackend
 from ovos_memory_service.backends.retrieval import RetrievalBackend
-from ovos_memory_service.backends.semantic import LocalRagBackend
+from ovos_memory_service.backends.local_rag import LocalRagBackend
 
 BUILTIN = {
     "recency": RecencyBackend,

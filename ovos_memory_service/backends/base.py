@@ -6,7 +6,7 @@ from typing import List
 from ovos_utils.log import LOG
 
 from ovos_memory_service.items import MemoryItem
-from ovos_memory_service.reader import StoreReader
+from ovos_memory_service.backends.reader import StoreReader
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.wire import ChatMessage
 
@@ -96,7 +96,7 @@ def optional_number(config: dict, key: str, low: float = None, high: float = Non
 def llm_client(config: dict, default_api_url: str):
     """The seed's endpoint keys (``api_url``, ``model``, ``request_timeout``) and
     ``api_key``, as a client; None when ``api_url`` is "" (no LLM)."""
-    from ovos_memory_service.llm import ChatClient
+    from ovos_memory_service.chat import ChatClient
     api_url = config.get("api_url", default_api_url)
     if not api_url:
         return None

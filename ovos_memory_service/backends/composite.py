@@ -14,10 +14,10 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
 from ovos_memory_service.backends.retrieval import SCOPES, RetrievalBackend
-from ovos_memory_service.focus import focus
-from ovos_memory_service.fusion import FUSIONS, fuse
+from ovos_memory_service.backends.focus import focus
+from ovos_memory_service.backends.fusion import FUSIONS, fuse
 from ovos_memory_service.history import trim_window
-from ovos_memory_service.inject import InjectSettings, assemble, render_context, tool_call_id
+from ovos_memory_service.backends.inject import InjectSettings, assemble, render_context, tool_call_id
 from ovos_memory_service.items import KINDS, MemoryItem
 from ovos_memory_service.relevance import most_relevant
 

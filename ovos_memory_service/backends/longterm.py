@@ -9,7 +9,7 @@ stay stored (and recallable) and are folded once the endpoint answers again.
 """
 from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
 from ovos_memory_service.history import trim_window, turn_from_row
-from ovos_memory_service.llm import DEFAULT_API_URL
+from ovos_memory_service.chat import DEFAULT_API_URL
 from ovos_memory_service.summaries import exchanges
 from ovos_memory_service.wire import ChatMessage
 

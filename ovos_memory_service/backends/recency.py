@@ -2,7 +2,7 @@
 Also ovos-persona's own default (``ovos-agents-short-term-memory-plugin``)."""
 from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
 from ovos_memory_service.history import trim_window
-from ovos_memory_service.inject import InjectSettings, assemble
+from ovos_memory_service.backends.inject import InjectSettings, assemble
 
 
 class RecencyBackend(Backend):

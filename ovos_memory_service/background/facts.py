@@ -12,7 +12,7 @@ from sqlite_utils import Database
 from ovos_memory_service.facts.extract import ExtractedFact, extract_facts
 from ovos_memory_service.facts.model import Fact, record
 from ovos_memory_service.scope import Scope
-from ovos_memory_service.worker import QueueWorker
+from ovos_memory_service.background.queue import QueueWorker
 
 BATCH = 32
 

@@ -1,5 +1,5 @@
 """The SQLite schema, as numbered migrations. Never edit a shipped migration:
-add the next one. Applied by :func:`ovos_memory_service.store.open_store`.
+add the next one. Applied by :func:`ovos_memory_service.store.files.open_store`.
 """
 from sqlite_utils import Migrations
 

@@ -48,14 +48,14 @@ def sql_string(value: str) -> str:
 
 class VectorIndex:
     def __init__(self, folder: Path, dim: int):
-        from ovos_memory_service.embeddings import tune_malloc
+        from ovos_memory_service.vectors.embedder import tune_malloc
         tune_malloc()
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         try:
             import lancedb
             import pyarrow as pa
         except ImportError as e:
-            from ovos_memory_service.embeddings import EmbeddingsUnavailable
+            from ovos_memory_service.vectors.embedder import EmbeddingsUnavailable
             raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install lancedb")
         if os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and pa.default_memory_pool().backend_name != "system":
             pa.set_memory_pool(pa.system_memory_pool())  # pyarrow was loaded before

@@ -25,9 +25,9 @@ from typing import List, Tuple
 import numpy as np
 from sqlite_utils import Database
 
-from ovos_memory_service.embeddings import Embedder, release_free_memory
-from ovos_memory_service.vectors import COMPACT_WRITES, VectorIndex
-from ovos_memory_service.worker import QueueWorker
+from ovos_memory_service.vectors.embedder import Embedder, release_free_memory
+from ovos_memory_service.vectors.index import COMPACT_WRITES, VectorIndex
+from ovos_memory_service.background.queue import QueueWorker
 
 
 def embed_text(row: dict) -> str:

@@ -18,11 +18,11 @@ from ovos_utils.log import LOG
 from sqlite_utils import Database
 
 from ovos_memory_service import summaries
-from ovos_memory_service.facts import llm as llm_facts
+from ovos_memory_service.facts import from_llm as llm_facts
 from ovos_memory_service.facts.model import record
-from ovos_memory_service.llm import LLMUnavailable
+from ovos_memory_service.chat import LLMUnavailable
 from ovos_memory_service.scope import Scope
-from ovos_memory_service.worker import QueueWorker
+from ovos_memory_service.background.queue import QueueWorker
 
 UNREADABLE_TRIES = 3       # a model that keeps answering nonsense gets this many tries
 MAX_FOLD_FACTOR = 3        # one summary call folds at most 3 x summarize_every exchanges

@@ -11,7 +11,7 @@ from typing import Optional
 
 from sqlite_utils import Database
 
-from ovos_memory_service.migrations import migrations
+from ovos_memory_service.store.migrations import migrations
 
 DB_NAME = "memory.db"
 LOCK_NAME = "memory.lock"
