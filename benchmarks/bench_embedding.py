@@ -59,7 +59,7 @@ def main():
         folder = tempfile.mkdtemp(prefix="bench-embed-")
         engine = MemoryEngine(build_config({"data_dir": folder}))
         engine.open()
-        embedder = engine.semantic.embedder
+        embedder = engine.background.embedding.embedder
         try:
             started = time.perf_counter()
             list(embedder.model.embed(texts, batch_size=embedder.batch_size))
@@ -71,7 +71,7 @@ def main():
             engine.wait_idle(timeout=3600)
             service.append(len(texts) / (time.perf_counter() - started))
             # every turn has its vector (facts learnt from the turns are embedded too)
-            assert engine.semantic.vectors.count() >= len(texts)
+            assert engine.store.vector_count() >= len(texts)
         finally:
             engine.close()
             shutil.rmtree(folder, ignore_errors=True)

@@ -138,7 +138,7 @@ def prefill(directory: Path, turns: int):
         for scope, msgs in conversations(random.Random(SEED), turns):
             engine.update_history(scope, parse_messages(msgs))
         engine.wait_idle(timeout=3600)  # measure with every turn embedded
-        return engine.db.execute("SELECT count(*) FROM memories WHERE kind = 'turn'").fetchone()[0]
+        return sum(n for _, kind, n, _ in engine.store.users_overview() if kind == "turn")
     finally:
         engine.close()
 

@@ -94,7 +94,7 @@ def run(state: str, exchanges: int, endpoint: Endpoint) -> dict:
         done = time.perf_counter()
         settled = None
         if state == "healthy":
-            while engine.llm.pending() and time.perf_counter() - done < 120:
+            while engine.background.llm.pending() and time.perf_counter() - done < 120:
                 time.sleep(0.005)
             settled = time.perf_counter() - done
         # the same builds once no background work runs (summary in place, for healthy)
@@ -105,7 +105,7 @@ def run(state: str, exchanges: int, endpoint: Endpoint) -> dict:
             idle.append(time.perf_counter() - started)
         counts = engine.stats(SCOPE)["counts"]
         return {"state": state, "update": updates, "build": builds, "idle": idle, "settled": settled,
-                "summaries": counts["summary"], "facts": counts["fact"], "queued": engine.llm.pending()}
+                "summaries": counts["summary"], "facts": counts["fact"], "queued": engine.background.llm.pending()}
     finally:
         engine.close()
 

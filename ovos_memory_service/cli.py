@@ -72,7 +72,7 @@ class BusStore:
 
 def open_store(ctx: click.Context):
     """The daemon over the bus if it holds the store, else the store itself."""
-    from ovos_memory_service.store.files import StoreLocked
+    from ovos_memory_service.store import StoreLocked
     config = ctx.obj["config"]
     try:
         store = LocalStore(config)
@@ -315,7 +315,7 @@ def import_(ctx, paths, source, persona, as_json):
     """Import memories from PATHS (JSON lines; '-' or nothing reads standard input).
     With --from ovos-memory-plugins and no PATHS, ~/.local/share/ovos is searched."""
     if source == "ovos-memory-plugins":
-        from ovos_memory_service.importers import default_paths, seed_records
+        from ovos_memory_service.store.seed import default_paths, seed_records
         paths = paths or default_paths()
         if not paths:
             raise click.ClickException("no ovos-memory-plugins stores found in ~/.local/share/ovos")
@@ -335,7 +335,8 @@ def import_(ctx, paths, source, persona, as_json):
         task = progress.add_task("importing", total=len(records))
         for start in range(0, len(records), IMPORT_BATCH):
             batch = records[start:start + IMPORT_BATCH]
-            reply = call(ctx, "memory.admin.import", {"records": batch})
+            # history from the seed is learnt from; an export already holds what was learnt
+            reply = call(ctx, "memory.admin.import", {"records": batch, "learn": source != "jsonl"})
             totals["imported"] += reply["imported"]
             totals["skipped"] += reply["skipped"]
             progress.advance(task, len(batch))

@@ -5,7 +5,7 @@ from typing import List, Optional
 from ovos_memory_service.engine import MemoryEngine
 from ovos_memory_service.errors import InvalidRequest, TooLarge
 from ovos_memory_service.items import KINDS
-from ovos_memory_service.memories import EXPLICIT_KINDS
+from ovos_memory_service.items import EXPLICIT_KINDS
 from ovos_memory_service.scope import Scope, check_id
 from ovos_memory_service.wire import MAX_CONTENT_BYTES, parse_messages
 
@@ -191,7 +191,10 @@ def admin_import(engine: MemoryEngine, scope: Scope, data: dict) -> dict:
         raise InvalidRequest("records must be a non-empty list")
     if len(records) > 500:
         raise TooLarge("at most 500 records per import request")
-    return engine.import_records(records)
+    learn = data.get("learn", False)
+    if not isinstance(learn, bool):
+        raise InvalidRequest("learn must be true or false")
+    return engine.import_records(records, learn)
 
 
 def admin_reindex(engine: MemoryEngine, scope: Scope, data: dict) -> dict:

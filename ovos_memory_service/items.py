@@ -1,5 +1,7 @@
 """Long-term memory items as the protocol returns them (memory.recall's shape)."""
 import json
+import re
+import uuid
 from dataclasses import dataclass, field
 from typing import List, Optional
 
@@ -7,8 +9,20 @@ from ovos_memory_service.wire import iso_time
 
 KINDS = ("turn", "fact", "preference", "skill", "attribute", "summary")
 USER_FACT_KINDS = ("fact", "preference", "skill")
+# what memory.remember stores (turns and summaries come from conversations)
+EXPLICIT_KINDS = ("fact", "preference", "skill", "attribute")
 # kinds learnt from turns: they carry the ids of the turns they came from
 DERIVED_KINDS = (*USER_FACT_KINDS, "attribute", "summary")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def normalized(text: str) -> str:
+    """What makes two statements the same restatement: case, spacing and
+    closing punctuation do not count."""
+    return re.sub(r"\s+", " ", text.casefold()).strip().rstrip(".!;").strip()
 
 
 @dataclass

@@ -7,7 +7,7 @@ neighbouring turn, which may still raise ``rank_score``):
 - ``similarity``: cosine of the query's and the memory's embeddings (None when
   the memory has no vector yet, or semantic recall is off);
 - ``coverage``: the idf-weighted share of the query's keywords that the
-  memory's own words contain (lexical.py);
+  memory's own words contain (store/sqlite/keywords.py);
 - ``topic``: the share of keywords it does not contain but talks about
   through their topic's words ("pet" -> "cat", locale/<lang>/topics.list);
 - ``exact``: the memory says exactly the query (case, spacing and closing

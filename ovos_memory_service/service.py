@@ -14,7 +14,7 @@ from ovos_memory_service.engine import MemoryEngine
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, storage_unavailable
 from ovos_memory_service.handlers import HANDLERS
 from ovos_memory_service.scope import Scope, check_id, resolve_scope
-from ovos_memory_service.store.files import StoreLocked
+from ovos_memory_service.store import StoreLocked
 from ovos_memory_service.wire import check_json, has_surrogate, iso_time, json_problem
 
 MAX_REQUEST_ID = 128

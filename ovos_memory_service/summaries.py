@@ -11,13 +11,13 @@ the last folded turn.
 import json
 import time
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import langcodes
-from sqlite_utils import Database
 
-from ovos_memory_service.history import new_id
+from ovos_memory_service.items import new_id
 from ovos_memory_service.scope import Scope
+from ovos_memory_service.store import Store
 
 SUMMARY_INSTRUCTION = (
     "You keep a running summary of a conversation between a user and a voice assistant. "
@@ -43,29 +43,16 @@ def language_name(lang: str) -> str:
         return lang or "English"
 
 
-SELECT_STATE = ("SELECT s.memory_id, m.content, s.covered_seq FROM summaries s "
-                "JOIN memories m ON m.id = s.memory_id ")
+def state(store: Store, conversation_id: str) -> SummaryState:
+    found = store.summary_state(conversation_id)
+    return SummaryState(*found) if found else SummaryState(None, "", 0)
 
 
-def state(db: Database, conversation_id: str) -> SummaryState:
-    row = db.execute(SELECT_STATE + "WHERE s.conversation_id = ?", [conversation_id]).fetchone()
-    return SummaryState(*row) if row else SummaryState(None, "", 0)
-
-
-def latest(db: Database, scope: Scope) -> Optional[SummaryState]:
+def latest(store: Store, scope: Scope) -> Optional[SummaryState]:
     """The newest summary of the scope's session: a new conversation carries
     on from the last one's gist, as the seed's per-session summary did."""
-    row = db.execute(SELECT_STATE + "WHERE m.user_id = ? AND m.persona_id = ? AND m.session_id = ? "
-                     "ORDER BY m.updated_at DESC LIMIT 1",
-                     [scope.user_id, scope.persona_key, scope.session_id]).fetchone()
-    return SummaryState(*row) if row else None
-
-
-def turns_after(db: Database, conversation_id: str, covered_seq: int) -> List[dict]:
-    """Stored turns (rows) of a conversation that no summary has folded yet."""
-    return db.execute_returning_dicts(
-        "SELECT * FROM memories WHERE conversation_id = ? AND kind = 'turn' AND seq > ? ORDER BY seq",
-        [conversation_id, covered_seq])
+    found = store.latest_summary(scope)
+    return SummaryState(*found) if found else None
 
 
 def exchanges(turns: List) -> List[List]:
@@ -101,34 +88,27 @@ def prompt(previous: str, folded: List[List[dict]], lang: str) -> List[dict]:
             {"role": "user", "content": "\n\n".join(parts)}]
 
 
-def save(db: Database, scope: Scope, conversation_id: str, summary: str, folded: List[List[dict]]):
-    """Store the new summary of a conversation (the caller holds the lock)."""
+def save(store: Store, scope: Scope, conversation_id: str, summary: str, folded: List[List[dict]]):
+    """Store the new summary of a conversation."""
     now = time.time()
     folded_ids = [t["id"] for group in folded for t in group]
-    last_seq = folded[-1][-1]["seq"]
-    current = state(db, conversation_id)
-    with db.atomic():
+    with store.transaction():
+        current = state(store, conversation_id)
         if current.memory_id is None:
-            memory_id = new_id()
-            db.execute(
-                "INSERT INTO memories (id, kind, user_id, persona_id, session_id, conversation_id, content, "
-                "sources, extractor, confidence, created_at, updated_at) "
-                "VALUES (?, 'summary', ?, ?, ?, ?, ?, ?, 'llm', ?, ?, ?)",
-                [memory_id, scope.user_id, scope.persona_key, scope.session_id, conversation_id, summary,
-                 json.dumps(folded_ids), SUMMARY_CONFIDENCE, now, now])
+            memory_id = store.insert_memory({
+                "id": new_id(), "kind": "summary", "user_id": scope.user_id, "persona_id": scope.persona_key,
+                "session_id": scope.session_id, "conversation_id": conversation_id, "content": summary,
+                "sources": json.dumps(folded_ids), "extractor": "llm", "confidence": SUMMARY_CONFIDENCE,
+                "created_at": now, "updated_at": now})
         else:
             memory_id = current.memory_id
-            sources = json.loads(db.execute("SELECT sources FROM memories WHERE id = ?",
-                                            [memory_id]).fetchone()[0] or "[]")
-            db.execute("UPDATE memories SET content = ?, sources = ?, updated_at = ? WHERE id = ?",
-                       [summary, json.dumps(sources + folded_ids), now, memory_id])
-        db.execute("INSERT OR REPLACE INTO summaries (conversation_id, memory_id, covered_seq) VALUES (?, ?, ?)",
-                   [conversation_id, memory_id, last_seq])
+            sources = json.loads(store.get_memories([memory_id])[0]["sources"] or "[]")
+            store.update_memory(memory_id, content=summary, sources=json.dumps(sources + folded_ids), updated_at=now)
+        store.set_summary_state(conversation_id, memory_id, folded[-1][-1]["seq"])
 
 
-def built_on(db: Database, user_id: str, turn_ids) -> List[str]:
-    """Summaries that folded any of ``turn_ids``: they repeat what is forgotten."""
+def built_on(derived: Sequence[dict], turn_ids) -> List[str]:
+    """Summaries (among ``derived`` rows) that folded any of ``turn_ids``:
+    they repeat what is forgotten."""
     gone = set(turn_ids)
-    return [memory_id for memory_id, sources in db.execute(
-        "SELECT id, sources FROM memories WHERE user_id = ? AND kind = 'summary' AND sources IS NOT NULL",
-        [user_id]) if gone & set(json.loads(sources))]
+    return [row["id"] for row in derived if row["kind"] == "summary" and gone & set(json.loads(row["sources"]))]

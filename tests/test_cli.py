@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from ovos_bus_client import Message
 
 from ovos_memory_service.cli import cli
-from ovos_memory_service.store.files import lock_store
+from ovos_memory_service.store.sqlite.connection import lock_store
 from tests.helpers import exchange, scope
 
 README = Path(__file__).parent.parent / "README.md"
@@ -155,6 +155,7 @@ def test_import_from_ovos_memory_plugins(tmp_path):
     assert json.loads(ok(store, "search", "wifi password", "--json"))[0]["content"] == "what is the wifi password"
 
 
+@pytest.mark.stack
 def test_with_the_daemon_running_commands_go_over_the_bus(fresh_stack, tmp_path):
     s = fresh_stack
     s.start_service()
@@ -181,6 +182,7 @@ def test_with_the_daemon_running_commands_go_over_the_bus(fresh_stack, tmp_path)
     assert s.service.poll() is None  # the daemon was never disturbed
 
 
+@pytest.mark.stack
 def test_the_daemon_waits_while_the_command_line_holds_the_store(fresh_stack):
     import os
     s = fresh_stack

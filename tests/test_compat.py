@@ -91,7 +91,7 @@ def facts_block(engine, sc=SAGE, utterance="what do you know about me?"):
 
 
 def idle(engine):
-    eventually(lambda: engine.llm.pending() == 0, what="the LLM jobs")
+    eventually(lambda: engine.background.llm.pending() == 0, what="the LLM jobs")
     engine.wait_idle()
 
 

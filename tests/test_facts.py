@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 
+from ovos_memory_service.store import Visible
 from tests.helpers import assistant, eventually, exchange, scope, store, user
 
 
@@ -20,9 +21,9 @@ def test_a_new_value_supersedes_and_keeps_history(engine):
     engine.wait_idle()
     recalled = [m.content for m in engine.recall(sc, "Lisbon", kinds=["fact"], threshold=0)]
     assert "I live in Lisbon" not in recalled  # history, not a current fact
-    with engine.lock:  # the background workers share the connection
-        history = engine.db.execute("SELECT content, status FROM memories WHERE slot = 'residence' "
-                                    "ORDER BY created_at").fetchall()
+    history = sorted((r["created_at"], r["content"], r["status"]) for r in engine.store.in_slot(
+        Visible(sc, ("fact",), history=True), "residence"))
+    history = [(content, status) for _, content, status in history]
     assert history == [("I live in Lisbon", "superseded"), ("I moved to Porto", "current")]
 
 
@@ -64,10 +65,9 @@ def test_facts_carry_provenance_and_go_with_their_turn(engine):
     sc = scope()
     ids = exchange(engine, sc, "My dog is called Rex", "Cute")["ids"]
     engine.wait_idle()
-    with engine.lock:
-        row = engine.db.execute("SELECT sources, extractor, confidence, kind FROM memories WHERE slot = "
-                                "'pet.dog.name'").fetchone()
-    assert row[0] == f'["{ids[0]}"]' and row[1] == "rules" and 0 < row[2] <= 1 and row[3] == "fact"
+    row = engine.store.in_slot(Visible(sc, ("fact",)), "pet.dog.name")[0]
+    assert (row["sources"] == f'["{ids[0]}"]' and row["extractor"] == "rules" and 0 < row["confidence"] <= 1
+            and row["kind"] == "fact")
     forgotten = engine.forget(sc, ids=[ids[0]])
     assert {m.content for m in forgotten} == {"My dog is called Rex", "Has a dog called Rex"}
     assert facts(engine, sc) == []
@@ -112,6 +112,7 @@ CONVERSATIONS = {
 }
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("lang", sorted(CONVERSATIONS))
 def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
     said, moved, question, expected, old_home = CONVERSATIONS[lang]
@@ -144,12 +145,11 @@ def test_a_statement_learnt_without_a_slot_gets_one_later(engine):
     have read the turn: the rules' fact fills that memory, not a second one."""
     from ovos_memory_service.facts.model import Fact, record
     sc = scope()
-    with engine.lock:
-        first = record(engine.db, sc, Fact(kind="fact", content="Lives in Braga", extractor="llm"))
-        second = record(engine.db, sc, Fact(kind="fact", content="Lives in Braga", slot="residence",
-                                            value="Braga", extractor="rules"))
-        moved = record(engine.db, sc, Fact(kind="fact", content="Lives in Porto", slot="residence",
-                                           value="Porto", extractor="rules"))
+    first = record(engine.store, sc, Fact(kind="fact", content="Lives in Braga", extractor="llm"))
+    second = record(engine.store, sc, Fact(kind="fact", content="Lives in Braga", slot="residence",
+                                           value="Braga", extractor="rules"))
+    moved = record(engine.store, sc, Fact(kind="fact", content="Lives in Porto", slot="residence",
+                                          value="Porto", extractor="rules"))
     assert first == second == moved
     items, total = engine.list(sc, kinds=["fact"])
     assert total == 1 and items[0].content == "Lives in Porto"

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from ovos_memory_service.facts.from_llm import parse, prompt, to_facts
+from ovos_memory_service.store import Visible
 from tests.helpers import eventually, exchange, scope, store, user
 from tests.openai_stub import OpenAIStub
 
@@ -48,10 +49,8 @@ SAGE = scope(persona="sage")
 
 
 def facts(engine, sc=SAGE, history=False):
-    with engine.lock:  # the workers share the connection
-        rows = engine.db.execute_returning_dicts(
-            "SELECT content, slot, value, status, extractor, sources FROM memories WHERE user_id = ? "
-            "AND kind IN ('fact', 'preference', 'skill') ORDER BY seq", [sc.user_id])
+    rows = engine.store.list_visible(Visible(sc, ("fact", "preference", "skill"), "all", history=True), 1000)
+    rows.sort(key=lambda r: r["seq"])
     return [r for r in rows if history or r["status"] == "current"]
 
 
@@ -130,7 +129,7 @@ def test_llm_facts_follow_the_fact_model(make_engine, stub):
     eventually(lambda: facts(engine))
     exchange(engine, SAGE, "Well, home is Porto now, we moved in May", "Congratulations!")
     exchange(engine, SAGE, "Yes, home is Porto now", "Noted.")
-    assert eventually(lambda: engine.llm.pending() == 0)
+    assert eventually(lambda: engine.background.llm.pending() == 0)
     current = facts(engine)
     assert contents(current) == ["Lives in Porto"]  # the restatement added nothing
     assert [r["status"] for r in facts(engine, history=True)] == ["current", "superseded"]
@@ -149,7 +148,7 @@ def test_an_exchange_waits_for_its_reply(make_engine, stub):
 def test_unreadable_answers_are_tried_three_times(make_engine, stub, quick_retries):
     engine = entity_engine(make_engine, stub.url)
     exchange(engine, SAGE, "what is the weather", "Sunny.")
-    assert eventually(lambda: engine.llm.pending() == 0)
+    assert eventually(lambda: engine.background.llm.pending() == 0)
     assert len(stub.chats("weather")) == 3 and facts(engine) == []
 
 
@@ -160,7 +159,7 @@ def test_nothing_is_lost_while_the_endpoint_is_down(make_engine, quick_retries):
     exchange(engine, SAGE, "Honestly, cycling to work every day keeps me sane", "Good.")
     exchange(engine, SAGE, "my brother Rui is a chef", "Tasty.")
     assert eventually(lambda: engine.health()["last_background_error"])
-    assert facts(engine) == [] and engine.llm.pending() == 3
+    assert facts(engine) == [] and engine.background.llm.pending() == 3
     down.start()
     try:
         found = eventually(lambda: len(facts(engine)) == 3 and facts(engine))
@@ -186,7 +185,7 @@ def test_a_hung_endpoint_never_holds_a_turn(make_engine, stub, tmp_path):
     assert time.monotonic() - started < 10
     # the job in flight is still queued for the next start
     reopened = make_engine(personas=engine.config["personas"])
-    assert reopened.llm.pending() == 6
+    assert reopened.background.llm.pending() == 6
 
 
 @pytest.mark.parametrize("mode", ["slow", "garbage", "error", "hung"])
@@ -220,7 +219,7 @@ def test_the_default_configuration_calls_no_llm(engine):
     """The default composite's entity has api_url "": rules only, no network."""
     assert engine.backend(None).llm_tasks() == {}
     exchange(engine, scope(), "I moved to Porto", "Nice.")
-    assert engine.llm.pending() == 0
+    assert engine.background.llm.pending() == 0
 
 
 def test_rambling_or_invented_statements_are_dropped():
@@ -238,7 +237,7 @@ def test_a_seed_style_fact_restates_the_rules_fact(make_engine, monkeypatch):
     try:
         engine = entity_engine(make_engine, stub.url)
         exchange(engine, SAGE, "I live in Braga", "Lovely.")
-        assert eventually(lambda: engine.llm.pending() == 0 and engine.facts.pending() == 0 and stub.requests)
+        assert eventually(lambda: engine.background.llm.pending() == 0 and engine.background.facts.pending() == 0 and stub.requests)
         rows = facts(engine)
         assert contents(rows) == ["Lives in Braga"]
     finally:

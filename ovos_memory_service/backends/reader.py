@@ -1,22 +1,21 @@
-"""What backends may read from the store: the live window, keyword recall and
-semantic recall. Each call takes the engine's lock only around SQLite, so
-composite members can run side by side."""
-import json
+"""What backends may read from the store: the live window, keyword recall,
+semantic recall and the evidence of relevance, as MemoryItems. The store
+locks its own reads, so composite members run side by side."""
 import threading
 import time
 from typing import List, Optional, Sequence
 
 from ovos_utils.log import LOG
-from sqlite_utils import Database
 
-from ovos_memory_service import lexical, summaries
+from ovos_memory_service import summaries
 from ovos_memory_service.errors import Unavailable
 from ovos_memory_service.history import live_conversation, live_window
-from ovos_memory_service.items import MemoryItem
-from ovos_memory_service.memories import normalized, visible
+from ovos_memory_service.items import MemoryItem, normalized
 from ovos_memory_service.relevance import Evidence, relevance
 from ovos_memory_service.scope import Scope
+from ovos_memory_service.store import Exclude, Store, Visible
 from ovos_memory_service.wire import ChatMessage, iso_time
+from ovos_memory_service.words import keywords, topic_words
 
 
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
@@ -57,13 +56,20 @@ class MemberMisses:
                     for member, entry in self._counts.items()}
 
 
+def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
+    return MemoryItem.from_row(row, score=score, rank_score=rank_score)
+
+
+def _by_confidence(row: dict) -> MemoryItem:
+    return _item(row, row["confidence"] or 1.0, row["confidence"] or 1.0)
+
+
 class StoreReader:
-    def __init__(self, db: Database, config: dict, lock: threading.RLock):
-        self.db = db
+    def __init__(self, store: Store, config: dict):
+        self.store = store
         self.config = config
-        self.lock = lock
         self.misses = MemberMisses()
-        self.semantic = None  # a SemanticIndex once the model and LanceDB are loaded
+        self.queries = None  # vectors.QueryVectors once the model and the vectors are loaded
         self.semantic_error: Optional[str] = "semantic recall is starting"
 
     @property
@@ -74,8 +80,7 @@ class StoreReader:
                max_age: Optional[float] = None) -> List[ChatMessage]:
         """The newest ``limit`` turns (0: all) of the live conversation, oldest
         first, without turns older than ``max_age`` seconds."""
-        with self.lock:
-            turns = live_window(self.db, scope, now, self.timeout_s, limit)
+        turns = live_window(self.store, scope, now, self.timeout_s, limit)
         if max_age is not None:
             turns = [t for t in turns if now - t.created_at <= max_age]
         return turns
@@ -83,20 +88,12 @@ class StoreReader:
     def summarized_window(self, scope: Scope, now: float):
         """The session's rolling summary (or None) and the live conversation's
         turns (rows) that it has not folded yet."""
-        with self.lock:
-            conv = live_conversation(self.db, scope, now, self.timeout_s)
-            current = summaries.state(self.db, conv["id"]) if conv else None
-            if current is None or current.memory_id is None:
-                summary = summaries.latest(self.db, scope)
-            else:
-                summary = current
-            rows = summaries.turns_after(self.db, conv["id"], current.covered_seq) if conv else []
-            item = None
-            if summary is not None:
-                row = self.db.execute_returning_dicts("SELECT * FROM memories WHERE id = ?", [summary.memory_id])
-                item = MemoryItem.from_row(row[0], score=row[0]["confidence"] or 1.0,
-                                           rank_score=row[0]["confidence"] or 1.0)
-        return item, rows
+        conv = live_conversation(self.store, scope, now, self.timeout_s)
+        current = summaries.state(self.store, conv["id"]) if conv else None
+        summary = summaries.latest(self.store, scope) if current is None or current.memory_id is None else current
+        rows = self.store.conversation_turns(conv["id"], after_seq=current.covered_seq) if conv else []
+        found = self.store.get_memories([summary.memory_id]) if summary is not None else []
+        return (_by_confidence(found[0]) if found else None), rows
 
     def score(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[MemoryItem]:
         """Set every item's ``score`` to its calibrated relevance to ``query``
@@ -109,89 +106,57 @@ class StoreReader:
         """What each item's own words and meaning say about ``query``."""
         if not items:
             return []
-        words = lexical.keywords(query, scope.lang)
-        with self.lock:
-            coverage, topical = lexical.coverage(self.db, words, [i.seq for i in items],
-                                                 lexical.topic_words(words, scope.lang))
-        semantic, similarity = self.semantic, {}
-        if semantic is not None:
-            similarity = semantic.similarities(scope.user_id, query, [i.id for i in items])
+        words = keywords(query, scope.lang)
+        coverage, topical = self.store.coverage(words, [i.seq for i in items], topic_words(words, scope.lang))
+        queries, similarity = self.queries, {}
+        if queries is not None:
+            similarity = self.store.similarities(scope.user_id, queries(query), [i.id for i in items])
         said = normalized(query)
         return [Evidence(similarity.get(item.id), coverage.get(item.seq, 0.0),
                          normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
                          topical.get(item.seq, 0.0))
                 for item in items]
 
-    def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False):
-        return visible(scope, kinds, where, share_turns=self.config["share_turns_across_personas"],
+    def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False) -> Visible:
+        return Visible(scope, tuple(kinds), where, share_turns=self.config["share_turns_across_personas"],
                        share_facts=self.config["share_facts_across_personas"], history=history)
 
     def keyword_search(self, scope: Scope, text: str, limit: int, kinds: Sequence[str],
                        where: str = "user", exclude_ids: Sequence[str] = (),
                        exclude_content: str = "") -> List[MemoryItem]:
-        sql, args = self.visible(scope, kinds, where)
-        with self.lock:
-            return lexical.search(self.db, text, scope.lang, sql, args, exclude_ids=exclude_ids,
-                                  exclude_content=exclude_content, limit=limit)
+        """Memories matching any keyword of ``text`` (or a word of the topic
+        it names), best first."""
+        words = keywords(text, scope.lang)
+        related = topic_words(words, scope.lang)
+        searched = list(dict.fromkeys([*words, *(m for members in related.values() for m in members)]))
+        rows = self.store.keyword_search(self.visible(scope, kinds, where), searched, limit,
+                                         Exclude(exclude_ids, exclude_content))
+        found = self.store.coverage(words, [r["seq"] for r in rows], related)[0]
+        return [_item(r, found[r["seq"]], r["rank"]) for r in rows]
 
     def current_facts(self, scope: Scope, kinds: Sequence[str], limit: int) -> List[MemoryItem]:
         """The user's current facts (and the persona's attributes), newest first;
         their score is their confidence."""
-        sql, args = self.visible(scope, kinds)
-        with self.lock:
-            rows = self.db.execute_returning_dicts(
-                f"SELECT m.* FROM memories m WHERE {sql} ORDER BY m.updated_at DESC, m.seq DESC LIMIT ?",
-                [*args, limit])
-        return [MemoryItem.from_row(r, score=r["confidence"] or 1.0, rank_score=r["confidence"] or 1.0)
-                for r in rows]
+        return [_by_confidence(r) for r in self.store.list_visible(self.visible(scope, kinds), limit,
+                                                                   order="updated")]
 
     def adjacent_turns(self, scope: Scope, ids: Sequence[str], kinds: Sequence[str],
                        where: str = "user", exclude_ids: Sequence[str] = (),
                        exclude_content: str = "") -> dict:
         """For each turn id, the turns just before and after it in its
         conversation that the scope may see: {id: [MemoryItem, ...]}."""
-        sql, args = self.visible(scope, kinds, where)
-        step = ("(SELECT {f}(p.seq) FROM memories p WHERE p.conversation_id = h.conversation_id "
-                "AND p.kind = 'turn' AND p.seq {op} h.seq)")
-        with self.lock:
-            rows = self.db.execute_returning_dicts(
-                f"SELECT h.id AS source, m.* FROM memories h JOIN memories m "
-                f"ON m.seq IN ({step.format(f='max', op='<')}, {step.format(f='min', op='>')}) "
-                f"WHERE h.id IN (SELECT value FROM json_each(?)) AND h.kind = 'turn' AND {sql} "
-                "AND m.id NOT IN (SELECT value FROM json_each(?)) "
-                "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?))",
-                [json.dumps(list(ids)), *args, json.dumps(list(exclude_ids)), exclude_content.strip()])
-        found = {}
-        for row in rows:
-            found.setdefault(row.pop("source"), []).append(MemoryItem.from_row(row))
-        return found
+        found = self.store.adjacent_turns(self.visible(scope, kinds, where), ids,
+                                          Exclude(exclude_ids, exclude_content))
+        return {source: [_item(r) for r in rows] for source, rows in found.items()}
 
     def semantic_search(self, scope: Scope, text: str, limit: int, kinds: Sequence[str],
                         where: str = "user", exclude_ids: Sequence[str] = (),
                         exclude_content: str = "") -> List[MemoryItem]:
         """Nearest memories by meaning; compares at most ``recall_embeddings_limit``
         of the newest memories the scope may see (Memori's setting)."""
-        semantic = self.semantic
-        if semantic is None:
+        queries = self.queries
+        if queries is None:
             raise Unavailable(self.semantic_error or "semantic recall is not available")
-        sql, args = self.visible(scope, kinds, where)
-        with self.lock:
-            row = self.db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
-                                  "LIMIT 1 OFFSET ?", [*args, self.config["recall_embeddings_limit"] - 1]
-                                  ).fetchone()
-        nearest = semantic.search(scope.user_id, text, row[0] if row else 0,
-                                  4 * limit + len(exclude_ids) + 8)
-        if not nearest:
-            return []
-        similarity = dict(nearest)
-        with self.lock:
-            rows = self.db.execute_returning_dicts(
-                f"SELECT m.* FROM memories m WHERE {sql} AND m.id IN (SELECT value FROM json_each(?)) "
-                "AND m.id NOT IN (SELECT value FROM json_each(?)) "
-                "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?))",
-                [*args, json.dumps(list(similarity)), json.dumps(list(exclude_ids)),
-                 exclude_content.strip()])
-        items = [MemoryItem.from_row(r, score=cosine_relevance(similarity[r["id"]]), rank_score=similarity[r["id"]])
-                 for r in rows]
-        items.sort(key=lambda item: item.rank_score, reverse=True)
-        return items[:limit]
+        rows = self.store.nearest(self.visible(scope, kinds, where), queries(text), limit,
+                                  self.config["recall_embeddings_limit"], Exclude(exclude_ids, exclude_content))
+        return [_item(r, cosine_relevance(r["similarity"]), r["similarity"]) for r in rows]

@@ -1,33 +1,27 @@
-"""Semantic recall: the background embedding queue and vector search.
+"""The embedding queue: every memory with text gets a vector, after the reply.
 
-Turns are acknowledged as soon as SQLite has them; a trigger queues each one
-in ``embed_jobs`` in the same transaction, so the queue survives restarts.
-One worker thread embeds the queue in batches outside the engine's lock,
-then writes the vectors and clears the jobs under it, so a memory forgotten
-meanwhile is never indexed. Failed batches are retried with backoff; a new
-process retries at once what an earlier one postponed.
+Turns are acknowledged as soon as the store has them; the store queues each
+one (queue ``embed``) in the same transaction, so the queue survives
+restarts. One worker thread embeds the queue in batches without holding the
+store, then hands the vectors back (``Store.save_vectors``), which keeps only
+those whose jobs are still queued: a memory forgotten or rewritten meanwhile
+is never indexed with its old text. Failed batches are retried with backoff;
+a new process retries at once what an earlier one postponed.
 
 The newest memories are embedded first: after a restart (or a burst of
 writes) what was just said is found by meaning within seconds, while the
 backlog behind it is worked off at full speed (keyword recall finds it
-meanwhile). The vector table is compacted every ``COMPACT_WRITES`` writes and
-on the ``vector_compact_minutes`` schedule, counting the versions an earlier
-run left, so neither the versions nor the cost of a write grow under
-continuous writes or repeated crashes. After a compaction, at most every
+meanwhile). The store compacts its vector files every so many writes and on
+the ``vector_compact_minutes`` schedule, so neither the versions nor the cost
+of a write grow under continuous writes. After a compaction, at most every
 ``TRIM_EVERY_S`` while the queue is worked, and when it runs empty, the heap
 that glibc keeps after frees is given back to the system.
 """
-import threading
 import time
-from pathlib import Path
-from typing import List, Tuple
 
-import numpy as np
-from sqlite_utils import Database
-
-from ovos_memory_service.vectors.embedder import Embedder, release_free_memory
-from ovos_memory_service.vectors.index import COMPACT_WRITES, VectorIndex
 from ovos_memory_service.background.queue import QueueWorker
+from ovos_memory_service.store import Store
+from ovos_memory_service.vectors.embedder import Embedder, release_free_memory
 
 
 def embed_text(row: dict) -> str:
@@ -41,74 +35,51 @@ def embed_text(row: dict) -> str:
 TRIM_EVERY_S = 10
 
 
-class SemanticIndex(QueueWorker):
-    queue_table = "embed_jobs"
+class EmbeddingWorker(QueueWorker):
+    queues = ("embed",)
 
-    def __init__(self, db: Database, lock: threading.RLock, embedder: Embedder, folder: Path,
-                 batch_size: int = 16, compact_minutes: float = 10):
-        super().__init__(db, lock, "memory-embedder")
+    def __init__(self, store: Store, embedder: Embedder, batch_size: int = 16, compact_minutes: float = 10):
+        super().__init__(store, "memory-embedder")
         self.embedder = embedder
-        self.vectors = VectorIndex(folder, embedder.dim)
         self.batch_size = batch_size
         self.compact_s = compact_minutes * 60
         self.embedded = 0  # vectors written since the start
         self._last_compact = self._last_trim = time.monotonic()
         self._release_due = False
-        with self.lock, self.db.atomic():
-            # a backoff decided by an earlier process is stale: this one retries at once
-            self.db.execute("UPDATE embed_jobs SET next_at = 0, attempts = 0 WHERE next_at > 0")
-        if self.vectors.writes >= COMPACT_WRITES:
-            self._compact()
-        self._queries = {}  # the latest query texts and their embeddings, oldest first
-        self._queries_lock = threading.Lock()
 
-    # ------------------------------------------------------------ the queue
     def work_once(self) -> bool:
-        with self.lock:
-            jobs = self.db.execute_returning_dicts(
-                "SELECT j.rowid AS job, j.attempts, m.seq, m.id, m.user_id, m.kind, m.role, m.name, "
-                "m.content FROM embed_jobs j JOIN memories m ON m.id = j.memory_id "
-                "WHERE j.next_at <= ? ORDER BY j.rowid DESC LIMIT ?", [time.time(), self.batch_size])
+        jobs = self.claim(self.batch_size, newest_first=True)
         if not jobs:
             return False
+        rows = {row["id"]: row for row in self.store.get_memories([job.subject for job in jobs])}
+        orphans = [job.id for job in jobs if job.subject not in rows]
+        if orphans:  # their memories are gone
+            self.store.finish(orphans)
+        jobs = [job for job in jobs if job.subject in rows]
         try:
-            vectors = self.embedder.embed([embed_text(j) for j in jobs])
-            with self.lock:
-                # only jobs untouched since they were read: a forgotten or
-                # rewritten memory has lost (or replaced) its job row
-                current = {r[0] for r in self.db.execute(
-                    "SELECT rowid FROM embed_jobs WHERE rowid IN (%s)" % ",".join("?" * len(jobs)),
-                    [j["job"] for j in jobs])}
-                rows = [(j["seq"], j["id"], j["user_id"], v) for j, v in zip(jobs, vectors)
-                        if j["job"] in current]
-                self.vectors.upsert(rows)
-                with self.db.atomic():
-                    self.db.conn.executemany("DELETE FROM embed_jobs WHERE rowid = ?", [[j] for j in current])
-            if self.vectors.writes >= COMPACT_WRITES:
-                self._compact()  # outside the engine's lock: builds and recalls go on meanwhile
-            self.embedded += len(rows)
+            vectors = self.embedder.embed([embed_text(rows[job.subject]) for job in jobs])
+            self.embedded += self.store.save_vectors(
+                {job.id: (rows[job.subject], vector) for job, vector in zip(jobs, vectors)})
+            if self.store.maintain_vectors():
+                self._compacted()
             self._release_due = True
             if time.monotonic() - self._last_trim >= TRIM_EVERY_S:
                 self._release()
             return True
         except Exception as e:
             self.failed("embedding a batch failed", e)
-            with self.lock, self.db.atomic():
-                for j in jobs:
-                    self.postpone(j["job"], j["attempts"], self.last_error)
+            for job in jobs:
+                self.postpone(job, self.last_error)
             return False
 
     def idle(self):
-        """Compact the vector table on schedule while it receives vectors."""
-        if self.vectors.writes and time.monotonic() - self._last_compact >= self.compact_s:
-            self._compact()
+        """Compact the vector files on schedule while they receive vectors."""
+        if time.monotonic() - self._last_compact >= self.compact_s and self.store.maintain_vectors(force=True):
+            self._compacted()
         if self._release_due:
             self._release()
 
-    def _compact(self):
-        """Compaction takes the vector files' lock only (vectors.py): searches
-        run from memory meanwhile, and a forget's purge waits its turn."""
-        self.vectors.compact()
+    def _compacted(self):
         self._last_compact = time.monotonic()
         self._release()
 
@@ -116,39 +87,3 @@ class SemanticIndex(QueueWorker):
         release_free_memory()
         self._last_trim = time.monotonic()
         self._release_due = False
-
-    # ---------------------------------------------------------------- reads
-    def search(self, user_id: str, text: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
-        return self.vectors.search(self.query_vector(text), user_id, min_seq, limit)
-
-    def similarities(self, user_id: str, text: str, ids) -> dict:
-        """id -> cosine similarity of ``text`` and each of ``ids`` that has a vector."""
-        return self.vectors.similarities(self.query_vector(text), user_id, ids)
-
-    def query_vector(self, text: str) -> np.ndarray:
-        """A query's embedding; a recall and its relevance scores embed it once."""
-        with self._queries_lock:
-            if text in self._queries:
-                return self._queries[text]
-        vector = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
-        with self._queries_lock:
-            self._queries[text] = vector
-            while len(self._queries) > 32:
-                self._queries.pop(next(iter(self._queries)))
-        return vector
-
-    # --------------------------------------------------------------- writes
-    def forget(self, ids):
-        """Remove vectors for real (call with the engine's lock held)."""
-        if ids:
-            self.vectors.delete(ids)
-            self.vectors.purge()
-
-    def rebuild(self):
-        """Drop every vector and queue every memory again (call with the lock held)."""
-        self.vectors.clear()
-        with self.db.atomic():
-            self.db.execute("DELETE FROM embed_jobs")
-            self.db.execute("INSERT INTO embed_jobs (memory_id) SELECT id FROM memories "
-                            "WHERE content != '' AND coalesce(role, '') != 'tool'")
-        self.wake()

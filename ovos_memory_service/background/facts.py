@@ -1,17 +1,13 @@
 """Facts from every stored user turn, in the background.
 
-Each stored user turn is queued in ``fact_jobs`` in the same transaction as the
-turn, so none is skipped after a crash; one thread takes the queue, runs the
-rule-based extractor in the turn's language and records what it finds through
-the fact model."""
-import threading
-import time
-
-from sqlite_utils import Database
-
+Each stored user turn is queued (queue ``facts``) in the same transaction as
+the turn, so none is skipped after a crash; one thread takes the queue, runs
+the rule-based extractor in the turn's language and records what it finds
+through the fact model."""
 from ovos_memory_service.facts.extract import ExtractedFact, extract_facts
 from ovos_memory_service.facts.model import Fact, record
 from ovos_memory_service.scope import Scope
+from ovos_memory_service.store import Store
 from ovos_memory_service.background.queue import QueueWorker
 
 BATCH = 32
@@ -23,27 +19,27 @@ def as_fact(found: ExtractedFact, turn_id: str, extractor: str = "rules") -> Fac
 
 
 class FactWorker(QueueWorker):
-    queue_table = "fact_jobs"
+    queues = ("facts",)
 
-    def __init__(self, db: Database, lock: threading.RLock, config: dict):
-        super().__init__(db, lock, "memory-facts")
+    def __init__(self, store: Store, config: dict):
+        super().__init__(store, "memory-facts")
         self.config = config
 
     def work_once(self) -> bool:
-        with self.lock:
-            jobs = self.db.execute_returning_dicts(
-                "SELECT j.rowid AS job, j.lang, j.attempts, m.id, m.content, m.user_id, m.persona_id, "
-                "m.session_id FROM fact_jobs j JOIN memories m ON m.id = j.memory_id "
-                "WHERE j.next_at <= ? ORDER BY j.rowid LIMIT ?", [time.time(), BATCH])
-            for job in jobs:
-                scope = Scope(user_id=job["user_id"], session_id=job["session_id"],
-                              persona_id=job["persona_id"] or None, lang=job["lang"])
-                try:
-                    for found in extract_facts(job["content"], job["lang"]):
-                        record(self.db, scope, as_fact(found, job["id"]),
-                               self.config["share_facts_across_personas"])
-                    self.db.execute("DELETE FROM fact_jobs WHERE rowid = ?", [job["job"]])
-                except Exception as e:
-                    self.failed("extracting facts from a turn failed", e)
-                    self.postpone(job["job"], job["attempts"], self.last_error)
+        jobs = self.claim(BATCH)
+        turns = {row["id"]: row for row in self.store.get_memories([job.subject for job in jobs])}
+        for job in jobs:
+            turn = turns.get(job.subject)
+            try:
+                with self.store.transaction():
+                    # a turn forgotten since the claim took its job with it
+                    if self.store.finish([job.id]) and turn is not None:
+                        scope = Scope(user_id=turn["user_id"], session_id=turn["session_id"],
+                                      persona_id=turn["persona_id"] or None, lang=job.lang)
+                        for found in extract_facts(turn["content"], job.lang):
+                            record(self.store, scope, as_fact(found, turn["id"]),
+                                   self.config["share_facts_across_personas"])
+            except Exception as e:
+                self.failed("extracting facts from a turn failed", e)
+                self.postpone(job, self.last_error)
         return bool(jobs)

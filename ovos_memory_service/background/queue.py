@@ -1,26 +1,26 @@
-"""A background thread working a durable queue table of the store."""
+"""A background thread working one durable queue of the store."""
 import threading
 import time
-from typing import Optional
+from typing import List, Optional
 
 from ovos_utils.log import LOG
-from sqlite_utils import Database
+
+from ovos_memory_service.store import Job, Store
 
 
 class QueueWorker:
     """One daemon thread per queue. It works whenever told that a write was
     committed (``wake``) and every few seconds otherwise, and no error stops
     it: failures are logged, kept in ``last_error`` and retried later."""
-    queue_table = ""
+    queues = ()             # the store's queues this worker takes jobs from
     idle_wait_s = 5
     # a failed job waits first_backoff_s, doubling with each attempt up to max_backoff_s
     first_backoff_s = 1
     max_backoff_s = 600
     stop_wait_s = 60       # how long stop() waits for the batch in hand
 
-    def __init__(self, db: Database, lock: threading.RLock, name: str):
-        self.db = db
-        self.lock = lock
+    def __init__(self, store: Store, name: str):
+        self.store = store
         self.last_error: Optional[str] = None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -45,9 +45,12 @@ class QueueWorker:
     def wake(self):
         self._wake.set()
 
+    def claim(self, limit: int, newest_first: bool = False) -> List[Job]:
+        """Due jobs of this worker's queues, held for it until finished or postponed."""
+        return self.store.claim(self.queues, limit, time.time(), newest_first)
+
     def pending(self) -> int:
-        with self.lock:
-            return self.db.execute(f"SELECT count(*) FROM {self.queue_table}").fetchone()[0]
+        return self.store.pending(self.queues)
 
     def drain(self, timeout: float = 60) -> bool:
         """Wait until the queue is empty (tests, benchmarks, reindex)."""
@@ -59,11 +62,9 @@ class QueueWorker:
             time.sleep(0.02)
         return True
 
-    def postpone(self, job_rowid: int, attempts: int, error: str):
-        """Retry a failed job later (the caller holds the lock)."""
-        delay = min(self.max_backoff_s, self.first_backoff_s * 2 ** attempts)
-        self.db.execute(f"UPDATE {self.queue_table} SET attempts = attempts + 1, next_at = ?, error = ? "
-                        "WHERE rowid = ?", [time.time() + delay, error, job_rowid])
+    def postpone(self, job: Job, error: str):
+        """Retry a failed job later, waiting twice as long after each failure."""
+        self.store.postpone(job.id, min(self.max_backoff_s, self.first_backoff_s * 2 ** job.attempts), error)
 
     def failed(self, what: str, error: Exception):
         LOG.exception(f"{what}; it will be retried")

@@ -3,7 +3,7 @@ will. It holds ids and vectors only, never memory text.
 
 Every LanceDB write makes a new version and fragment, and each write scans
 every fragment: ``compact()`` merges the fragments and removes the old versions
-(the owner runs it every ``COMPACT_WRITES`` writes, see semantic.py), and
+(the owner runs it every ``COMPACT_WRITES`` writes, see background/embedding.py), and
 ``purge()`` also removes files no version references, so that a forgotten
 memory's vector is gone from the files too.
 

@@ -1,5 +1,6 @@
-"""Opening the SQLite system of record: owner-only directory, WAL, migrations,
-and the file hygiene that makes forgetting real.
+"""Opening the SQLite system of record: one process at a time (the lock
+file), an owner-only directory, WAL, migrations, and the file hygiene that
+makes forgetting real.
 """
 import fcntl
 import json
@@ -11,7 +12,7 @@ from typing import Optional
 
 from sqlite_utils import Database
 
-from ovos_memory_service.store.migrations import migrations
+from ovos_memory_service.store.sqlite.migrations import migrations
 
 DB_NAME = "memory.db"
 LOCK_NAME = "memory.lock"
@@ -73,7 +74,7 @@ def _holder(handle) -> dict:
     return {"holder": holder, "pid": pid}
 
 
-def open_store(directory: str) -> Database:
+def open_database(directory: str) -> Database:
     """Open (creating if needed) the store in ``directory`` and migrate it."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
     os.chmod(directory, 0o700)

@@ -1,5 +1,5 @@
 """The SQLite schema, as numbered migrations. Never edit a shipped migration:
-add the next one. Applied by :func:`ovos_memory_service.store.files.open_store`.
+add the next one. Applied by :func:`ovos_memory_service.store.sqlite.connection.open_database`.
 """
 from sqlite_utils import Migrations
 
@@ -270,3 +270,42 @@ def m006_repair_times(db):
                 + _repair_times(db, "conversations", ("started_at", "updated_at"), now))
     if repaired:
         LOG.warning(f"memory store: {repaired} stored times were out of range and were repaired")
+
+
+@migrations()
+def m007_one_job_queue(db):
+    """One queue table for every kind of background work, queued by the store
+    in the same transaction as what it is about (no triggers), with ids that
+    are never reused (AUTOINCREMENT) and claims that lapse (claimed_until).
+    The jobs of the three old tables carry over; their triggers go."""
+    db.executescript("""
+    CREATE TABLE jobs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        queue TEXT NOT NULL,               -- embed, facts, llm_facts, llm_summary
+        subject TEXT NOT NULL,             -- a memory id; a conversation id for llm_summary
+        persona_id TEXT NOT NULL DEFAULT '',
+        lang TEXT NOT NULL DEFAULT '',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at REAL NOT NULL DEFAULT 0,   -- epoch seconds of the next try
+        claimed_until REAL NOT NULL DEFAULT 0,
+        error TEXT,
+        UNIQUE (queue, subject)
+    );
+    CREATE INDEX jobs_due ON jobs (queue, next_at);
+    CREATE INDEX jobs_subject ON jobs (subject);
+    INSERT INTO jobs (queue, subject, attempts, next_at, error)
+        SELECT 'embed', memory_id, attempts, next_at, error FROM embed_jobs ORDER BY rowid;
+    INSERT INTO jobs (queue, subject, lang, attempts, next_at, error)
+        SELECT 'facts', memory_id, lang, attempts, next_at, error FROM fact_jobs ORDER BY rowid;
+    INSERT INTO jobs (queue, subject, persona_id, lang, attempts, next_at, error)
+        SELECT 'llm_' || task, subject, persona_id, lang, attempts, next_at, error FROM llm_jobs ORDER BY rowid;
+    DROP TRIGGER memories_embed_ai;
+    DROP TRIGGER memories_embed_au;
+    DROP TRIGGER memories_embed_ad;
+    DROP TRIGGER memories_fact_jobs_ad;
+    DROP TRIGGER memories_llm_jobs_ad;
+    DROP TRIGGER memories_summaries_ad;
+    DROP TABLE embed_jobs;
+    DROP TABLE fact_jobs;
+    DROP TABLE llm_jobs;
+    """)

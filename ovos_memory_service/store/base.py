@@ -1,0 +1,314 @@
+"""What every store offers: the one owner of the memories, their keyword and
+vector indexes, the job queues and the service's own tables.
+
+Callers never see a connection, a lock or SQL. Each method is atomic on its
+own; ``transaction()`` groups several into one (the turns of an update with
+their jobs, a fact with the history row it supersedes), and everything a
+transaction does is visible to others only once it ends. Rows are plain dicts
+with the columns of a memory record (store/records.py FIELDS, plus ``seq``).
+
+Anything that leaves the store leaves through ``delete()``: the row, its
+keyword entry, its vector and its queued jobs together.
+"""
+import abc
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+from ovos_memory_service.items import KINDS
+from ovos_memory_service.scope import Scope
+
+# the background queues; a job's subject is a memory id, or a conversation id for summaries
+QUEUES = ("embed", "facts", "llm_facts", "llm_summary")
+
+
+@dataclass(frozen=True)
+class Visible:
+    """Which memories a scope may see (PROTOCOL.md, "Scope: whose memory").
+
+    Everything belongs to the user. Turns and summaries are per persona unless
+    ``share_turns``; facts about the user are shared unless not ``share_facts``;
+    attributes are always per persona. ``where`` "session" keeps one session,
+    "all" is everything of the user in every persona (the voice commands).
+    Superseded and retracted facts are history, seen only with ``history``.
+    Tool results and tool-call stubs are never memories of the user."""
+    scope: Scope
+    kinds: Tuple[str, ...] = KINDS
+    where: str = "user"
+    share_turns: bool = False
+    share_facts: bool = True
+    history: bool = False
+
+
+@dataclass
+class Job:
+    id: int            # never reused: finishing job 7 can never finish another job
+    queue: str
+    subject: str
+    persona_id: str
+    lang: str
+    attempts: int
+
+
+@dataclass
+class Exclude:
+    """What a build leaves out of its candidates: the items already in the
+    window (ids) and the stored copy of the utterance being answered."""
+    ids: Sequence[str] = ()
+    utterance: str = ""
+
+
+class Store(abc.ABC):
+    # -------------------------------------------------------------- life
+    @abc.abstractmethod
+    def close(self):
+        """Flush and close; the store cannot be used afterwards."""
+
+    @abc.abstractmethod
+    @contextmanager
+    def transaction(self) -> Iterator["Store"]:
+        """Group the calls made inside into one atomic write (re-entrant)."""
+
+    # ----------------------------------------------------- memory rows
+    @abc.abstractmethod
+    def insert_memory(self, row: dict) -> str:
+        """Add a memory (every column optional but id, kind, user_id,
+        session_id, content, created_at); queues its embedding. Returns its id."""
+
+    @abc.abstractmethod
+    def update_memory(self, memory_id: str, **columns):
+        """Change columns of a memory; new text (or a fact made current again)
+        is embedded again."""
+
+    @abc.abstractmethod
+    def get_memories(self, ids: Sequence[str]) -> List[dict]:
+        """The rows of those ``ids`` that exist, in storage order."""
+
+    @abc.abstractmethod
+    def existing(self, ids: Sequence[str]) -> Set[str]:
+        """Which of ``ids`` are still stored."""
+
+    @abc.abstractmethod
+    def delete(self, ids: Sequence[str]) -> int:
+        """The one way out of the store: rows, keyword entries, vectors and
+        queued jobs, for real (nothing recoverable from the files)."""
+
+    # -------------------------------------------------- visible memories
+    @abc.abstractmethod
+    def count_visible(self, visible: Visible) -> int:
+        ...
+
+    @abc.abstractmethod
+    def list_visible(self, visible: Visible, limit: int, offset: int = 0,
+                     order: str = "created") -> List[dict]:
+        """Newest first, by ``created_at`` ("created") or ``updated_at`` ("updated")."""
+
+    @abc.abstractmethod
+    def select_visible(self, visible: Visible, ids: Sequence[str]) -> List[dict]:
+        """Those of ``ids`` that ``visible`` allows, newest first."""
+
+    @abc.abstractmethod
+    def in_slot(self, visible: Visible, slot: str) -> List[dict]:
+        """The visible facts of a slot, most recently updated first."""
+
+    @abc.abstractmethod
+    def derived(self, user_id: str) -> List[dict]:
+        """Every memory of the user learnt from turns (extracted facts and
+        summaries): rows with id, kind, extractor and sources."""
+
+    @abc.abstractmethod
+    def count_by_kind(self, user_id: str) -> Dict[str, int]:
+        ...
+
+    # ------------------------------------------------------------ turns
+    @abc.abstractmethod
+    def latest_conversation(self, scope: Scope) -> Optional[dict]:
+        ...
+
+    @abc.abstractmethod
+    def get_conversation(self, conversation_id: str) -> Optional[dict]:
+        ...
+
+    @abc.abstractmethod
+    def start_conversation(self, scope: Scope, now: float) -> str:
+        ...
+
+    @abc.abstractmethod
+    def touch_conversation(self, conversation_id: str, updated_at: float):
+        ...
+
+    @abc.abstractmethod
+    def conversation_turns(self, conversation_id: str, limit: int = 0, after_seq: int = 0) -> List[dict]:
+        """Turns oldest first: the newest ``limit`` (0: all) after ``after_seq``."""
+
+    @abc.abstractmethod
+    def exchange(self, user_turn_id: str) -> List[dict]:
+        """A user turn and every turn after it in its conversation, in order."""
+
+    @abc.abstractmethod
+    def last_exchange(self, scope: Scope) -> List[dict]:
+        """The turns of the conversation holding the session's newest user
+        turn, whichever persona stored them."""
+
+    @abc.abstractmethod
+    def recent_turns(self, scope: Scope, role: str, since: float) -> List[dict]:
+        """The session's turns of ``role`` created after ``since``."""
+
+    # -------------------------------------------------------- summaries
+    @abc.abstractmethod
+    def summary_state(self, conversation_id: str) -> Optional[Tuple[str, str, int]]:
+        """(memory_id, text, covered_seq) of the conversation's summary."""
+
+    @abc.abstractmethod
+    def latest_summary(self, scope: Scope) -> Optional[Tuple[str, str, int]]:
+        """The newest summary of the scope's session, as ``summary_state``."""
+
+    @abc.abstractmethod
+    def set_summary_state(self, conversation_id: str, memory_id: str, covered_seq: int):
+        ...
+
+    # ------------------------------------------------------------ recall
+    @abc.abstractmethod
+    def keyword_search(self, visible: Visible, words: Sequence[str], limit: int,
+                       exclude: Exclude = Exclude()) -> List[dict]:
+        """Rows matching any of ``words``, best first, each with ``rank`` (a
+        keyword rank, higher is better)."""
+
+    @abc.abstractmethod
+    def coverage(self, words: Sequence[str], seqs: Sequence[int], related: Dict[str, Sequence[str]]):
+        """Two maps seq -> idf-weighted share (0..1) of ``words``: those the
+        memory's own text contains, and those it talks about only through the
+        words of their topic (``related``: keyword -> topic words)."""
+
+    @abc.abstractmethod
+    def adjacent_turns(self, visible: Visible, ids: Sequence[str],
+                       exclude: Exclude = Exclude()) -> Dict[str, List[dict]]:
+        """For each turn id, the visible turns just before and after it."""
+
+    @abc.abstractmethod
+    def nearest(self, visible: Visible, vector, limit: int, newest: int,
+                exclude: Exclude = Exclude()) -> List[dict]:
+        """The visible rows nearest to ``vector`` among the ``newest`` visible
+        memories, best first, each with ``similarity`` (cosine)."""
+
+    @abc.abstractmethod
+    def similarities(self, user_id: str, vector, ids: Sequence[str]) -> Dict[str, float]:
+        """id -> cosine similarity, for those of ``ids`` that have a vector."""
+
+    # -------------------------------------------------------------- jobs
+    @abc.abstractmethod
+    def enqueue(self, queue: str, subjects: Iterable[str], persona_id: str = "", lang: str = "",
+                due: float = 0.0, again: bool = False):
+        """Queue work on ``subjects``; a subject already queued keeps its job,
+        unless ``again`` (its text changed): then it gets a new job."""
+
+    @abc.abstractmethod
+    def claim(self, queues: Sequence[str], limit: int, now: float, newest_first: bool = False,
+              lease_s: float = 300) -> List[Job]:
+        """Due jobs of ``queues``, oldest due first (or newest queued first), each held for ``lease_s`` (a claim a crash left behind
+        lapses then); they stay queued until finished."""
+
+    @abc.abstractmethod
+    def finish(self, job_ids: Sequence[int]) -> Set[int]:
+        """Remove finished jobs; returns which were still queued (a job whose
+        subject was forgotten or rewritten meanwhile is gone)."""
+
+    @abc.abstractmethod
+    def postpone(self, job_id: int, delay_s: float, error: str):
+        """A failed job: one more attempt counted, tried again after ``delay_s``."""
+
+    @abc.abstractmethod
+    def requeue(self, job_id: int):
+        """Due again at once, as if new (a job with more to do)."""
+
+    @abc.abstractmethod
+    def release_claims(self):
+        """Claims this process made before it stopped lapse now."""
+
+    @abc.abstractmethod
+    def due_again(self, queue: str, now: float, conversation_id: Optional[str] = None,
+                  failed_only: bool = False):
+        """Make waiting jobs due now: the untried exchanges of a conversation
+        (new turns complete them), or every failed job of the queue."""
+
+    @abc.abstractmethod
+    def pending(self, queues: Sequence[str]) -> int:
+        """Jobs queued in ``queues``, due or not."""
+
+    # ----------------------------------------------------------- vectors
+    @abc.abstractmethod
+    def open_vectors(self, dim: int):
+        """Start keeping vectors of ``dim`` dimensions (ValueError if the
+        stored ones have another: reindex)."""
+
+    @abc.abstractmethod
+    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
+        """Store the vectors of embedding jobs ({job id: (row, vector)}) whose
+        jobs are still queued, and finish them; returns how many were stored."""
+
+    @abc.abstractmethod
+    def rebuild_vectors(self) -> int:
+        """Drop every vector and queue every memory again; returns the queue length."""
+
+    @abc.abstractmethod
+    def maintain_vectors(self, force: bool = False):
+        """Merge vector files when due (or now); never blocks searches."""
+
+    @abc.abstractmethod
+    def vector_count(self) -> int:
+        ...
+
+    # ------------------------------------------------- the service's own
+    @abc.abstractmethod
+    def is_paused(self, scope: Scope) -> bool:
+        ...
+
+    @abc.abstractmethod
+    def set_paused(self, scope: Scope, where: str, paused: bool):
+        ...
+
+    @abc.abstractmethod
+    def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:
+        """The ids stored by an acknowledged update with this request id."""
+
+    @abc.abstractmethod
+    def save_request(self, scope: Scope, request_id: str, ids: List[str], now: float):
+        ...
+
+    @abc.abstractmethod
+    def purge_requests(self, before: float):
+        ...
+
+    @abc.abstractmethod
+    def persona(self, persona_id: str) -> Optional[Tuple[str, dict]]:
+        """(memory_module, its config) registered for a persona."""
+
+    @abc.abstractmethod
+    def save_persona(self, persona_id: str, module: str, config: dict, now: float):
+        ...
+
+    # ------------------------------------------------------------ upkeep
+    @abc.abstractmethod
+    def count(self, **scope) -> int:
+        """Memories, optionally of one user_id, persona_id or session_id."""
+
+    @abc.abstractmethod
+    def export(self, offset: int, limit: int, **scope) -> List[dict]:
+        """A page of rows in storage order."""
+
+    @abc.abstractmethod
+    def import_rows(self, rows: List[dict]) -> List[dict]:
+        """Add checked records (records.check_record) not stored yet, creating
+        their conversations; returns the rows added."""
+
+    @abc.abstractmethod
+    def users_overview(self, user_id: Optional[str] = None) -> List[Tuple[str, str, int, float]]:
+        """(user_id, kind, count, newest created_at) rows."""
+
+    @abc.abstractmethod
+    def rebuild_keywords(self):
+        ...
+
+    @abc.abstractmethod
+    def compact(self):
+        """Shrink the files and drop what deleted rows left in them."""

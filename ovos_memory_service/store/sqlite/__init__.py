@@ -1,0 +1,135 @@
+"""The embedded store: SQLite (the system of record, keyword index, queues)
+and LanceDB (vectors, a derived index rebuilt from SQLite at will), both in
+the data directory.
+
+One connection, one re-entrant lock: every method takes it for its own SQL,
+so callers never hold it. Vector searches run on the vector index's own locks
+(vectors/index.py), never on this one.
+"""
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ovos_memory_service.store.base import Exclude, Store, Visible
+from ovos_memory_service.store.sqlite.admin import Admin
+from ovos_memory_service.store.sqlite.connection import lock_store, open_database, scrub
+from ovos_memory_service.store.sqlite.jobs import Jobs
+from ovos_memory_service.store.sqlite.keywords import KeywordIndex
+from ovos_memory_service.store.sqlite.memories import EMBEDDABLE, MemoryRows, as_json, condition, excluding
+from ovos_memory_service.store.sqlite.turns import Turns
+
+
+class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
+    def __init__(self, directory: str, lock_timeout: Optional[float] = 30, holder: str = "cli"):
+        """Lock the directory for this process (``lock_timeout`` None: wait for
+        ever; ``holder`` "daemon" or "cli", recorded in the lock file), then
+        open and migrate the database."""
+        self.directory = Path(directory)
+        self._lock_file = lock_store(directory, lock_timeout, holder)
+        try:
+            self.db = open_database(directory)
+        except BaseException:
+            self._lock_file.close()
+            raise
+        self._lock = threading.RLock()
+        self._vectors = None
+        self._after_commit = []
+        self.release_claims()
+        # a backoff an earlier process decided for embedding is stale: retry at once
+        self.due_again("embed", time.time())
+
+    def close(self):
+        with self._lock:
+            if self.db is not None:
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self.db.close()
+                self.db = None
+            if self._lock_file is not None:
+                self._lock_file.close()
+                self._lock_file = None
+
+    @contextmanager
+    def transaction(self):
+        with self._lock:
+            outermost = not self.db.conn.in_transaction
+            try:
+                with self.db.atomic():
+                    yield self
+            except BaseException:
+                if outermost:
+                    self._after_commit.clear()
+                raise
+            if outermost:
+                while self._after_commit:
+                    self._after_commit.pop(0)()
+
+    def after_commit(self, action):
+        """Run ``action`` once the current transaction commits (file upkeep
+        that cannot run inside one)."""
+        self._after_commit.append(action)
+
+    def _scrub(self):
+        scrub(self.db)
+
+    # ----------------------------------------------------------- vectors
+    def open_vectors(self, dim: int):
+        from ovos_memory_service.vectors.index import COMPACT_WRITES, VectorIndex
+        vectors = VectorIndex(self.directory / "vectors", dim)
+        if vectors.writes >= COMPACT_WRITES:
+            vectors.compact()
+        self._vectors = vectors
+
+    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
+        with self._lock:
+            # only jobs still queued: a memory forgotten or rewritten meanwhile
+            # lost its job (or got a new one, with a new id)
+            queued = self._still_queued(list(jobs))
+            rows = [(row["seq"], row["id"], row["user_id"], vector)
+                    for job_id, (row, vector) in jobs.items() if job_id in queued]
+            self._vectors.upsert(rows)
+            self.finish(list(queued))
+        return len(rows)
+
+    def rebuild_vectors(self) -> int:
+        with self.transaction():
+            self._vectors.clear()
+            self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
+                            f"WHERE {EMBEDDABLE}")
+        return self.pending(("embed",))
+
+    def maintain_vectors(self, force: bool = False) -> bool:
+        from ovos_memory_service.vectors.index import COMPACT_WRITES
+        vectors = self._vectors
+        if vectors is None or not (vectors.writes >= COMPACT_WRITES or (force and vectors.writes)):
+            return False
+        vectors.compact()  # the vector files' lock only: searches go on from memory
+        return True
+
+    def vector_count(self) -> int:
+        return self._vectors.count() if self._vectors is not None else 0
+
+    def nearest(self, visible: Visible, vector, limit: int, newest: int,
+                exclude: Exclude = Exclude()) -> List[dict]:
+        sql, args = condition(visible)
+        with self._lock:
+            row = self.db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
+                                  "LIMIT 1 OFFSET ?", [*args, newest - 1]).fetchone()
+        found = self._vectors.search(vector, visible.scope.user_id, row[0] if row else 0,
+                                     4 * limit + len(exclude.ids) + 8)
+        if not found:
+            return []
+        similarity = dict(found)
+        left_out, left_out_args = excluding(exclude)
+        with self._lock:
+            rows = self.db.execute_returning_dicts(
+                f"SELECT m.* FROM memories m WHERE {sql} AND m.id IN (SELECT value FROM json_each(?)) "
+                f"AND {left_out}", [*args, as_json(similarity), *left_out_args])
+        for row in rows:
+            row["similarity"] = similarity[row["id"]]
+        rows.sort(key=lambda r: r["similarity"], reverse=True)
+        return rows[:limit]
+
+    def similarities(self, user_id: str, vector, ids: Sequence[str]) -> Dict[str, float]:
+        return self._vectors.similarities(vector, user_id, ids) if self._vectors is not None else {}

@@ -1,0 +1,102 @@
+"""Keyword recall with SQLite FTS5 and bm25.
+
+Each turn is indexed with its speaker's name, its text, and as context the
+text of the turn before it (a reply is found by the question it answers).
+Ranking is FTS5's bm25 with the column weights below (``rank``, -bm25).
+Relevance evidence comes from a memory's own words only (``coverage``): the
+idf-weighted share of the query's keywords that its text contains,
+
+    coverage = sum(idf(t) for t in query if t in memory) / sum(idf(t) for t in query)
+    idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))
+
+so 1.0 means every keyword was found, a rare keyword counts more than a
+common one, and a keyword found only in the speaker's name or the turn
+before counts nothing.
+"""
+import math
+from typing import Dict, List, Sequence
+
+from ovos_memory_service.store.base import Exclude, Visible
+from ovos_memory_service.store.sqlite.memories import as_json, condition, excluding
+
+# bm25 weights of the name, content and context columns
+WEIGHTS = (0.5, 1.0, 0.4)
+OWN_WORDS = "{content} : "  # an FTS5 column filter: neither the speaker nor the context
+
+
+def quote(token: str) -> str:
+    """A token as an FTS5 string: user text is data, never query syntax."""
+    return '"' + token.replace('"', '""') + '"'
+
+
+def match_expression(words: Sequence[str]) -> str:
+    return " OR ".join(quote(w) for w in words)
+
+
+class KeywordIndex:
+    """SqliteStore's keyword recall (self.db, self._lock)."""
+
+    def keyword_search(self, visible: Visible, words: Sequence[str], limit: int,
+                       exclude: Exclude = Exclude()) -> List[dict]:
+        if not words or limit <= 0:
+            return []
+        sql, args = condition(visible)
+        left_out, left_out_args = excluding(exclude)
+        with self._lock:
+            return self.db.execute_returning_dicts(
+                "SELECT m.*, -bm25(memories_fts, %s, %s, %s) AS rank " % WEIGHTS +
+                "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
+                f"WHERE memories_fts MATCH ? AND {sql} AND {left_out} ORDER BY rank DESC LIMIT ?",
+                [match_expression(words), *args, *left_out_args, limit])
+
+    def coverage(self, words: Sequence[str], seqs: Sequence[int], related: Dict[str, Sequence[str]]):
+        direct = {seq: 0.0 for seq in seqs}
+        topical = dict(direct)
+        if not direct or not words:
+            return direct, topical
+        wanted = as_json(direct)
+        idf_sum = 0.0
+        with self._lock:
+            total_docs = self.db.execute("SELECT count(*) FROM memories").fetchone()[0]
+            for word in words:
+                expression = OWN_WORDS + quote(word)
+                n = self.db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
+                                    [expression]).fetchone()[0]
+                idf = math.log(1 + (total_docs - n + 0.5) / (n + 0.5))
+                idf_sum += idf
+                having = self._matching(expression, wanted)
+                for seq in having:
+                    direct[seq] += idf
+                if related.get(word):
+                    for seq in self._matching(OWN_WORDS + "(" + match_expression(related[word]) + ")",
+                                              wanted) - having:
+                        topical[seq] += idf
+        share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
+        return share(direct), share(topical)
+
+    def _matching(self, expression: str, wanted: str) -> set:
+        """The rowids among ``wanted`` (a JSON list) that match an FTS5 expression."""
+        return {seq for (seq,) in self.db.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+            [expression, wanted])}
+
+    def adjacent_turns(self, visible: Visible, ids: Sequence[str],
+                       exclude: Exclude = Exclude()) -> Dict[str, List[dict]]:
+        sql, args = condition(visible)
+        left_out, left_out_args = excluding(exclude)
+        step = ("(SELECT {f}(p.seq) FROM memories p WHERE p.conversation_id = h.conversation_id "
+                "AND p.kind = 'turn' AND p.seq {op} h.seq)")
+        with self._lock:
+            rows = self.db.execute_returning_dicts(
+                f"SELECT h.id AS source, m.* FROM memories h JOIN memories m "
+                f"ON m.seq IN ({step.format(f='max', op='<')}, {step.format(f='min', op='>')}) "
+                f"WHERE h.id IN (SELECT value FROM json_each(?)) AND h.kind = 'turn' AND {sql} AND {left_out}",
+                [as_json(ids), *args, *left_out_args])
+        found = {}
+        for row in rows:
+            found.setdefault(row.pop("source"), []).append(row)
+        return found
+
+    def rebuild_keywords(self):
+        with self._lock:
+            self.db.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")

@@ -1,0 +1,149 @@
+"""The memories table: rows in and out, who sees what, and the one delete path."""
+import json
+from typing import Dict, List, Sequence, Set, Tuple
+
+from ovos_memory_service.items import KINDS, USER_FACT_KINDS
+from ovos_memory_service.store.base import Exclude, Visible
+from ovos_memory_service.store.records import FIELDS
+
+COLUMNS = set(FIELDS)
+# what gets embedded: current memories with text, never tool results
+EMBEDDABLE = "m.content != '' AND coalesce(m.role, '') != 'tool' AND m.status = 'current'"
+
+
+def as_json(values) -> str:
+    return json.dumps(list(values))
+
+
+def condition(visible: Visible) -> Tuple[str, list]:
+    """A condition on alias ``m`` selecting what ``visible`` allows."""
+    scope, where = visible.scope, visible.where
+    clauses, args = [], []
+    for kind in visible.kinds:
+        per_persona = where != "all" and (kind == "attribute"
+                                          or (kind in ("turn", "summary") and not visible.share_turns)
+                                          or (kind in USER_FACT_KINDS and not visible.share_facts))
+        clause = "(m.kind = ? AND m.user_id = ?"
+        args += [kind, scope.user_id]
+        if per_persona:
+            clause += " AND m.persona_id = ?"
+            args.append(scope.persona_key)
+        clauses.append(clause + ")")
+    sql = "(" + (" OR ".join(clauses) or "0") + ")"
+    if where == "session":
+        sql += " AND m.session_id = ?"
+        args.append(scope.session_id)
+    sql += " AND NOT (m.kind = 'turn' AND (m.role = 'tool' OR m.content = ''))"
+    if not visible.history:
+        sql += " AND m.status = 'current'"
+    return sql, args
+
+
+def excluding(exclude: Exclude) -> Tuple[str, list]:
+    """A condition on alias ``m`` leaving out ``exclude``."""
+    return ("m.id NOT IN (SELECT value FROM json_each(?)) "
+            "AND NOT (m.kind = 'turn' AND m.role = 'user' AND lower(m.content) = lower(?))",
+            [as_json(exclude.ids), exclude.utterance.strip()])
+
+
+class MemoryRows:
+    """SqliteStore's memory rows (self.db, self._lock, self._vectors)."""
+
+    def insert_memory(self, row: dict) -> str:
+        row = {"persona_id": "", "status": "current", "updated_at": row["created_at"], **row}
+        unknown = set(row) - COLUMNS
+        if unknown:
+            raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
+        columns = list(row)
+        with self.transaction():
+            self.db.execute(f"INSERT INTO memories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                            [row[c] for c in columns])
+            self._queue_embeddings([row["id"]])
+        return row["id"]
+
+    def update_memory(self, memory_id: str, **columns):
+        unknown = set(columns) - COLUMNS
+        if unknown or not columns:
+            raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
+        with self.transaction():
+            self.db.execute(f"UPDATE memories SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
+                            [*columns.values(), memory_id])
+            if {"content", "name", "status"} & set(columns):
+                self._queue_embeddings([memory_id])
+
+    def _queue_embeddings(self, ids: Sequence[str]):
+        """A new job for each of ``ids`` that is embeddable: a job already
+        queued is replaced, so a batch in flight never stores the old text."""
+        self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
+                        f"WHERE m.id IN (SELECT value FROM json_each(?)) AND {EMBEDDABLE}", [as_json(ids)])
+
+    def get_memories(self, ids: Sequence[str]) -> List[dict]:
+        with self._lock:
+            return self.db.execute_returning_dicts(
+                "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq", [as_json(ids)])
+
+    def existing(self, ids: Sequence[str]) -> Set[str]:
+        with self._lock:
+            return {r[0] for r in self.db.execute(
+                "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))", [as_json(ids)])}
+
+    def delete(self, ids: Sequence[str]) -> int:
+        if not ids:
+            return 0
+        ids = list(ids)
+        with self.transaction():
+            # the keyword entries go with the rows (triggers of the FTS5 index)
+            deleted = self.db.execute("DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+                                      [as_json(ids)]).rowcount
+            self.db.execute("DELETE FROM jobs WHERE subject IN (SELECT value FROM json_each(?))", [as_json(ids)])
+            self.db.execute("DELETE FROM summaries WHERE memory_id IN (SELECT value FROM json_each(?))",
+                            [as_json(ids)])
+            self.after_commit(lambda: self._forget_files(ids))
+        return deleted
+
+    def _forget_files(self, ids: List[str]):
+        """Once the rows are gone: their vectors, and what the files still hold of them."""
+        if self._vectors is not None:
+            self._vectors.delete(ids)
+            self._vectors.purge()
+        self._scrub()
+
+    # ----------------------------------------------------------- visible
+    def count_visible(self, visible: Visible) -> int:
+        sql, args = condition(visible)
+        with self._lock:
+            return self.db.execute(f"SELECT count(*) FROM memories m WHERE {sql}", args).fetchone()[0]
+
+    def list_visible(self, visible: Visible, limit: int, offset: int = 0, order: str = "created") -> List[dict]:
+        sql, args = condition(visible)
+        newest = {"created": "m.created_at DESC, m.seq DESC", "updated": "m.updated_at DESC, m.seq DESC"}[order]
+        with self._lock:
+            return self.db.execute_returning_dicts(
+                f"SELECT m.* FROM memories m WHERE {sql} ORDER BY {newest} LIMIT ? OFFSET ?", [*args, limit, offset])
+
+    def select_visible(self, visible: Visible, ids: Sequence[str]) -> List[dict]:
+        sql, args = condition(visible)
+        with self._lock:
+            return self.db.execute_returning_dicts(
+                f"SELECT m.* FROM memories m WHERE {sql} AND m.id IN (SELECT value FROM json_each(?)) "
+                "ORDER BY m.created_at DESC", [*args, as_json(ids)])
+
+    def in_slot(self, visible: Visible, slot: str) -> List[dict]:
+        sql, args = condition(visible)
+        with self._lock:
+            return self.db.execute_returning_dicts(
+                f"SELECT m.* FROM memories m WHERE {sql} AND m.slot = ? ORDER BY m.updated_at DESC", [*args, slot])
+
+    def derived(self, user_id: str) -> List[dict]:
+        with self._lock:
+            return self.db.execute_returning_dicts(
+                "SELECT id, kind, extractor, sources FROM memories WHERE user_id = ? AND sources IS NOT NULL "
+                "AND (kind = 'summary' OR extractor IN ('rules', 'llm'))", [user_id])
+
+    def count_by_kind(self, user_id: str) -> Dict[str, int]:
+        counts = {kind: 0 for kind in KINDS}
+        with self._lock:
+            for kind, n in self.db.execute("SELECT kind, count(*) FROM memories WHERE user_id = ? GROUP BY kind",
+                                           [user_id]):
+                counts[kind] = n
+        return counts

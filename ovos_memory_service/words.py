@@ -1,0 +1,28 @@
+"""The searchable words of a text, in its language: what keyword recall and
+relevance look for (stop words and topic words from locale/<lang>/)."""
+import re
+from typing import Dict, List, Sequence, Tuple
+
+from ovos_memory_service.resources import stop_words, topics
+
+TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def keywords(text: str, lang: str) -> List[str]:
+    """The searchable words of ``text``: lowercased, stop words and
+    one-letter words out, each once, in order."""
+    stops = stop_words(lang)
+    words = []
+    for raw in re.split(r"\s+", text.lower()):
+        if raw.strip("?!.,;:\"()") in stops:
+            continue
+        for token in TOKEN.findall(raw):
+            if (len(token) > 1 or token.isdigit()) and token not in stops and token not in words:
+                words.append(token)
+    return words
+
+
+def topic_words(words: Sequence[str], lang: str) -> Dict[str, Tuple[str, ...]]:
+    """keyword -> the words of its topic (topics.list), for keywords that name one."""
+    known = topics(lang)
+    return {w: known[w] for w in words if w in known}

@@ -1,0 +1,106 @@
+"""The store's background work as a user meets it: a reindex while a batch
+is being embedded loses no vector, what leaves the store takes its vector
+and queued jobs with it, and turns imported from ovos-memory-plugins are
+learnt from. Real SQLite and LanceDB files, the real model."""
+import json
+import threading
+
+from click.testing import CliRunner
+
+from ovos_memory_service.cli import cli
+from tests.helpers import exchange, scope
+
+
+def the_embedder(engine):
+    # the worker's embedder (engine.semantic before the store refactor)
+    worker = getattr(engine, "semantic", None) or engine.background.embedding
+    return worker.embedder
+
+
+def held_embedder(engine):
+    """The embedder, made to hold the batch it was given until released."""
+    embedder = the_embedder(engine)
+    holding, release = threading.Event(), threading.Event()
+    real = embedder.embed
+
+    def embed(texts):
+        holding.set()
+        assert release.wait(60), "the test never released the batch"
+        return real(texts)
+    embedder.embed = embed
+    return holding, release, lambda: vars(embedder).pop("embed")
+
+
+def test_a_reindex_while_a_batch_is_embedded_loses_no_vector(engine):
+    sc = scope()
+    for i in range(20):
+        exchange(engine, sc, f"note {i}: the parcel goes to shelf {i}", f"shelf {i} it is")
+    engine.wait_idle()
+    holding, release, restore = held_embedder(engine)
+    try:
+        for i in range(8):  # new turns: their jobs are in flight when the reindex comes
+            exchange(engine, sc, f"later note {i}: call the plumber on day {i}", "noted")
+        assert holding.wait(30), "the worker never took a batch"
+        engine.rebuild_vectors()
+    finally:
+        release.set()
+    restore()
+    assert engine.wait_idle(120)
+    stats = engine.stats(sc)
+    stored = sum(stats["counts"].values())
+    assert stats["pending_jobs"] == 0
+    assert stats["vectors"] == stored, f"{stored - stats['vectors']} memories were left without a vector"
+
+
+def test_a_forgotten_memory_takes_its_vector_and_its_jobs(engine):
+    sc = scope()
+    exchange(engine, sc, "the spare key is under the blue pot", "got it")
+    engine.wait_idle()
+    vectors = engine.stats(sc)["vectors"]
+    holding, release, restore = held_embedder(engine)
+    try:
+        gone = exchange(engine, sc, "my bank pin hint is the lighthouse", "understood")["ids"]
+        assert holding.wait(30)
+        # forgotten while its batch is being embedded: the batch must not bring it back
+        assert {m.id for m in engine.forget(sc, ids=gone)} >= set(gone)
+    finally:
+        release.set()
+    restore()
+    assert engine.wait_idle(60)
+    stats = engine.stats(sc)
+    assert stats["vectors"] == vectors and stats["pending_jobs"] == 0
+    assert not {m.id for m in engine.recall(sc, "bank pin hint lighthouse", threshold=0)} & set(gone)
+
+
+def test_turns_imported_from_ovos_memory_plugins_are_learnt_from(tmp_path, make_engine):
+    seed = tmp_path / "recency_memory.json"
+    seed.write_text(json.dumps({"default": {"buffer": [
+        {"ts": 1700000000.0, "role": "user", "content": "My dog is called Rex"},
+        {"ts": 1700000001.0, "role": "assistant", "content": "What a nice name"}]}}))
+    store = tmp_path / "memory"
+    result = CliRunner().invoke(cli, ["--data-dir", str(store), "import", "--from", "ovos-memory-plugins",
+                                      str(seed)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    engine = make_engine()  # the same data directory: the jobs the import queued are worked now
+    assert engine.wait_idle(60)
+    sc = scope(user="default", session="default")
+    facts = [m.content for m in engine.list(sc, kinds=["fact"])[0]]
+    assert facts == ["Has a dog called Rex"]
+    assert engine.stats(sc)["vectors"] == 3  # both turns and the fact
+
+
+def test_an_imported_export_learns_nothing_again(tmp_path, make_engine):
+    """An export carries what was learnt: a fact the user forgot, whose turn
+    was kept, does not come back when the export is imported elsewhere."""
+    first = make_engine(data_dir=str(tmp_path / "first"))
+    sc = scope()
+    exchange(first, sc, "My dog is called Rex", "What a nice name")
+    first.wait_idle()
+    fact = first.list(sc, kinds=["fact"])[0][0]
+    first.forget(sc, ids=[fact.id])
+    records = first.export()["records"]
+    assert {r["kind"] for r in records} == {"turn"}
+    second = make_engine(data_dir=str(tmp_path / "second"))
+    assert second.import_records(records)["imported"] == 2
+    assert second.wait_idle(60)
+    assert second.list(sc, kinds=["fact"])[1] == 0
