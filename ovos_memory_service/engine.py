@@ -8,7 +8,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from ovos_utils.log import LOG
 
@@ -41,8 +41,10 @@ def _spoken(text: str) -> str:
 
 
 class MemoryEngine(Upkeep):
-    def __init__(self, config: dict):
+    def __init__(self, config: dict, clock: Callable[[], float] = time.time):
         self.config = config
+        # what "now" is for conversations, timeouts and stored times (tests move it)
+        self.clock = clock
         self.store: Optional[Store] = None
         self.reader: Optional[StoreReader] = None
         self.personas: Optional[PersonaRegistry] = None
@@ -139,7 +141,7 @@ class MemoryEngine(Upkeep):
                     if len(kept) < len(ids):
                         reply["forgotten"] = len(ids) - len(kept)
                     return reply
-            now = time.time()
+            now = self.clock()
             times = [m.created_at if m.created_at is not None else now for m in messages]
             conv = store.latest_conversation(scope)
             if conv is None or times[0] - conv["updated_at"] > self.reader.timeout_s:
@@ -184,7 +186,7 @@ class MemoryEngine(Upkeep):
         """Keep a line of the voice skill (a read-back, a confirmation, or the
         command it answered) out of the session's memory: a persona that
         records every spoken line would send it back. Deletes it if stored already."""
-        now = time.time()
+        now = self.clock()
         key = (scope.session_id, role, _spoken(text))
         with self._excluded_lock:
             self._excluded = {k: until for k, until in self._excluded.items() if until > now}
@@ -198,7 +200,7 @@ class MemoryEngine(Upkeep):
     def _take_excluded(self, scope: Scope, role: str, text: str) -> bool:
         key = (scope.session_id, role, _spoken(text))
         with self._excluded_lock:
-            return self._excluded.pop(key, 0) > time.time()
+            return self._excluded.pop(key, 0) > self.clock()
 
     def lang(self, scope: Scope) -> str:
         return scope.lang or self.config["lang"] or "en-us"
@@ -210,18 +212,18 @@ class MemoryEngine(Upkeep):
 
     def build_context(self, scope: Scope, utterance: str) -> Context:
         """Read-only; the store locks its own reads, members run side by side."""
-        return self.backend(scope.persona_id).build(scope, utterance, time.time())
+        return self.backend(scope.persona_id).build(scope, utterance, self.clock())
 
     def get_history(self, scope: Scope, limit: Optional[int] = None) -> List[ChatMessage]:
         """The newest ``limit`` turns of the live conversation; without a limit,
         the window the persona's backend shows (as the seed's get_history: none
         for entity, the turns not summarized yet for longterm)."""
         if limit is None:
-            return self.backend(scope.persona_id).raw_window(scope, time.time())
-        return live_window(self.store, scope, time.time(), self.reader.timeout_s, limit)
+            return self.backend(scope.persona_id).raw_window(scope, self.clock())
+        return live_window(self.store, scope, self.clock(), self.reader.timeout_s, limit)
 
     def new_conversation(self, scope: Scope) -> str:
-        return self.store.start_conversation(scope, time.time())
+        return self.store.start_conversation(scope, self.clock())
 
     # ------------------------------------------------------------ long term
     def recall(self, scope: Scope, query: str, limit: Optional[int] = None,

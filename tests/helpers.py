@@ -1,3 +1,5 @@
+import time
+
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.wire import parse_messages
 
@@ -29,7 +31,6 @@ def roles_contents(messages):
 def eventually(check, timeout=30.0, interval=0.05, what="the background work"):
     """Poll ``check`` until it returns something truthy, and return that;
     raise TimeoutError if it never does (a wait never passes by itself)."""
-    import time
     deadline = time.monotonic() + timeout
     while True:
         value = check()
@@ -38,3 +39,16 @@ def eventually(check, timeout=30.0, interval=0.05, what="the background work"):
         if time.monotonic() > deadline:
             raise TimeoutError(f"waited {timeout} s for {what}")
         time.sleep(interval)
+
+
+class Clock:
+    """A clock a test moves by hand (MemoryEngine's ``clock``), instead of sleeping."""
+
+    def __init__(self, start: float = None):
+        self.now = time.time() if start is None else start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float):
+        self.now += seconds

@@ -1,8 +1,7 @@
 """Storing turns: normalization, retries, conversations, pauses (real SQLite)."""
-import time
 
 from ovos_memory_service.wire import parse_messages
-from tests.helpers import assistant, exchange, roles_contents, scope, store, user
+from tests.helpers import Clock, assistant, exchange, roles_contents, scope, store, user
 
 
 def test_exchange_is_stored_and_read_back_in_order(engine):
@@ -86,11 +85,13 @@ def test_history_get_limit_returns_the_newest(engine):
     assert [m.content for m in engine.get_history(sc, 3)] == ["answer 4", "question 5", "answer 5"]
 
 
-def test_session_timeout_starts_a_new_conversation(make_engine):
-    engine = make_engine(session_timeout_minutes=0.01)  # 0.6 s
+def test_session_timeout_starts_a_new_conversation(engine):
+    engine.clock = clock = Clock()
     sc = scope()
     exchange(engine, sc, "my cat is called Tom", "nice name")
-    time.sleep(0.8)
+    clock.advance(engine.config["session_timeout_minutes"] * 60 - 1)
+    assert [m.content for m in engine.get_history(sc)] == ["my cat is called Tom", "nice name"]
+    clock.advance(2)
     assert engine.get_history(sc) == []
     context = engine.build_context(sc, "what is my cat called")
     assert {m.role for m in context.messages[:-1]} == {"system"}  # recalled, not verbatim

@@ -65,7 +65,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 while self._after_commit:
                     self._after_commit.pop(0)()
 
-    def after_commit(self, action):
+    def _when_committed(self, action):
         """Run ``action`` once the current transaction commits (file upkeep
         that cannot run inside one)."""
         self._after_commit.append(action)

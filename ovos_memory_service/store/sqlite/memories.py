@@ -98,7 +98,7 @@ class MemoryRows:
             self.db.execute("DELETE FROM jobs WHERE subject IN (SELECT value FROM json_each(?))", [as_json(ids)])
             self.db.execute("DELETE FROM summaries WHERE memory_id IN (SELECT value FROM json_each(?))",
                             [as_json(ids)])
-            self.after_commit(lambda: self._forget_files(ids))
+            self._when_committed(lambda: self._forget_files(ids))
         return deleted
 
     def _forget_files(self, ids: List[str]):
