@@ -64,10 +64,41 @@ def _by_confidence(row: dict) -> MemoryItem:
     return _item(row, row["confidence"] or 1.0, row["confidence"] or 1.0)
 
 
+class CoverageCache:
+    """Keyword coverage of items for recent queries: a build's keyword member
+    and its final scoring ask for the same items, and pay for it once. Entries
+    live ``KEEP_S`` (a new memory hardly moves a word's idf meanwhile)."""
+    KEEP_S = 5.0
+    QUERIES = 16
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._lock = threading.Lock()
+        self._queries = {}  # (words, related) -> (made_at, {memory id: (direct, topical)})
+
+    def __call__(self, words: Sequence[str], related: dict, items: Sequence[MemoryItem]) -> dict:
+        key = (tuple(words), tuple(sorted(related)))
+        now = time.monotonic()
+        with self._lock:
+            made_at, known = self._queries.get(key, (now, {}))
+            if now - made_at > self.KEEP_S:
+                made_at, known = now, {}
+        missing = [i for i in items if i.id not in known]
+        if missing:
+            direct, topical = self.store.coverage(words, [i.seq for i in missing], related)
+            known = {**known, **{i.id: (direct.get(i.seq, 0.0), topical.get(i.seq, 0.0)) for i in missing}}
+        with self._lock:
+            self._queries[key] = (made_at, known)
+            while len(self._queries) > self.QUERIES:
+                self._queries.pop(next(iter(self._queries)))
+        return known
+
+
 class StoreReader:
     def __init__(self, store: Store, config: dict):
         self.store = store
         self.config = config
+        self.coverage = CoverageCache(store)
         self.misses = MemberMisses()
         self.queries = None  # vectors.QueryVectors once the model and the vectors are loaded
         self.semantic_error: Optional[str] = "semantic recall is starting"
@@ -107,14 +138,14 @@ class StoreReader:
         if not items:
             return []
         words = keywords(query, scope.lang)
-        coverage, topical = self.store.coverage(words, [i.seq for i in items], topic_words(words, scope.lang))
+        coverage = self.coverage(words, topic_words(words, scope.lang), items)
         queries, similarity = self.queries, {}
         if queries is not None:
             similarity = self.store.similarities(scope.user_id, queries(query), [i.id for i in items])
         said = normalized(query)
-        return [Evidence(similarity.get(item.id), coverage.get(item.seq, 0.0),
+        return [Evidence(similarity.get(item.id), coverage[item.id][0],
                          normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
-                         topical.get(item.seq, 0.0))
+                         coverage[item.id][1])
                 for item in items]
 
     def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False) -> Visible:
@@ -131,8 +162,11 @@ class StoreReader:
         searched = list(dict.fromkeys([*words, *(m for members in related.values() for m in members)]))
         rows = self.store.keyword_search(self.visible(scope, kinds, where), searched, limit,
                                          Exclude(exclude_ids, exclude_content))
-        found = self.store.coverage(words, [r["seq"] for r in rows], related)[0]
-        return [_item(r, found[r["seq"]], r["rank"]) for r in rows]
+        items = [_item(r, rank_score=r["rank"]) for r in rows]
+        found = self.coverage(words, related, items)
+        for item in items:
+            item.score = found[item.id][0]
+        return items
 
     def current_facts(self, scope: Scope, kinds: Sequence[str], limit: int) -> List[MemoryItem]:
         """The user's current facts (and the persona's attributes), newest first;

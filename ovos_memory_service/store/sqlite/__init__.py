@@ -2,9 +2,14 @@
 and LanceDB (vectors, a derived index rebuilt from SQLite at will), both in
 the data directory.
 
-One connection, one re-entrant lock: every method takes it for its own SQL,
-so callers never hold it. Vector searches run on the vector index's own locks
-(vectors/index.py), never on this one.
+One writing connection behind one re-entrant lock, which every write (and
+``transaction()``) takes, so callers never hold it. Reads run on a read-only
+connection of their own thread, without the lock: WAL lets them go on while
+a write commits, so a build's keyword and semantic members and the
+background writers never queue behind each other. A read by the thread that
+holds the lock (inside a transaction) uses the writing connection and sees
+its own uncommitted writes. Vector searches run on the vector index's own
+locks (vectors/index.py).
 """
 import threading
 import time
@@ -14,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.store.base import Exclude, Store, Visible
 from ovos_memory_service.store.sqlite.admin import Admin
-from ovos_memory_service.store.sqlite.connection import lock_store, open_database, scrub
+from ovos_memory_service.store.sqlite.connection import lock_store, open_database, open_reader, scrub
 from ovos_memory_service.store.sqlite.jobs import Jobs
 from ovos_memory_service.store.sqlite.keywords import KeywordIndex
 from ovos_memory_service.store.sqlite.memories import EMBEDDABLE, MemoryRows, as_json, condition, excluding
@@ -34,6 +39,8 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
             self._lock_file.close()
             raise
         self._lock = threading.RLock()
+        self._local = threading.local()  # each thread's read connection
+        self._readers = []  # (thread, connection)
         self._vectors = None
         self._after_commit = []
         self.release_claims()
@@ -42,6 +49,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
 
     def close(self):
         with self._lock:
+            for _, reader in self._readers:
+                reader.close()
+            self._readers.clear()
             if self.db is not None:
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self.db.close()
@@ -69,6 +79,21 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         """Run ``action`` once the current transaction commits (file upkeep
         that cannot run inside one)."""
         self._after_commit.append(action)
+
+    @contextmanager
+    def _reading(self):
+        """The connection a read runs on (see the module doc)."""
+        if self._lock._is_owned():
+            yield self.db
+            return
+        reader = getattr(self._local, "reader", None)
+        if reader is None:
+            reader = self._local.reader = open_reader(self.directory)
+            with self._lock:
+                for thread, old in [r for r in self._readers if not r[0].is_alive()]:
+                    old.close()  # its thread has ended
+                self._readers = [r for r in self._readers if r[0].is_alive()] + [(threading.current_thread(), reader)]
+        yield reader
 
     def _scrub(self):
         scrub(self.db)
@@ -113,8 +138,8 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
                 exclude: Exclude = Exclude()) -> List[dict]:
         sql, args = condition(visible)
-        with self._lock:
-            row = self.db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
+        with self._reading() as db:
+            row = db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
                                   "LIMIT 1 OFFSET ?", [*args, newest - 1]).fetchone()
         found = self._vectors.search(vector, visible.scope.user_id, row[0] if row else 0,
                                      4 * limit + len(exclude.ids) + 8)
@@ -122,10 +147,10 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
             return []
         similarity = dict(found)
         left_out, left_out_args = excluding(exclude)
-        with self._lock:
-            rows = self.db.execute_returning_dicts(
-                f"SELECT m.* FROM memories m WHERE {sql} AND m.id IN (SELECT value FROM json_each(?)) "
-                f"AND {left_out}", [*args, as_json(similarity), *left_out_args])
+        with self._reading() as db:
+            rows = db.execute_returning_dicts(
+                f"SELECT m.* FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE {sql} "
+                f"AND {left_out}", [as_json(similarity), *args, *left_out_args])
         for row in rows:
             row["similarity"] = similarity[row["id"]]
         rows.sort(key=lambda r: r["similarity"], reverse=True)

@@ -26,8 +26,8 @@ class Admin:
 
     # ------------------------------------------------------------ pauses
     def is_paused(self, scope: Scope) -> bool:
-        with self._lock:
-            return self.db.execute("SELECT 1 FROM pauses WHERE user_id = ? AND session_id IN ('', ?)",
+        with self._reading() as db:
+            return db.execute("SELECT 1 FROM pauses WHERE user_id = ? AND session_id IN ('', ?)",
                                    [scope.user_id, scope.session_id]).fetchone() is not None
 
     def set_paused(self, scope: Scope, where: str, paused: bool):
@@ -42,8 +42,8 @@ class Admin:
 
     # -------------------------------------------------------- request ids
     def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:
-        with self._lock:
-            row = self.db.execute("SELECT ids FROM update_requests WHERE user_id = ? AND persona_id = ? "
+        with self._reading() as db:
+            row = db.execute("SELECT ids FROM update_requests WHERE user_id = ? AND persona_id = ? "
                                   "AND session_id = ? AND request_id = ?",
                                   [scope.user_id, scope.persona_key, scope.session_id, request_id]).fetchone()
         return json.loads(row[0]) if row else None
@@ -60,8 +60,8 @@ class Admin:
 
     # ----------------------------------------------------------- personas
     def persona(self, persona_id: str) -> Optional[Tuple[str, dict]]:
-        with self._lock:
-            row = self.db.execute("SELECT memory_module, config FROM personas WHERE persona_id = ?",
+        with self._reading() as db:
+            row = db.execute("SELECT memory_module, config FROM personas WHERE persona_id = ?",
                                   [persona_id]).fetchone()
         return (row[0], json.loads(row[1])) if row else None
 
@@ -73,13 +73,13 @@ class Admin:
     # ------------------------------------------------------------- upkeep
     def count(self, **scope) -> int:
         where, args = _filters(**scope)
-        with self._lock:
-            return self.db.execute(f"SELECT count(*) FROM memories{where}", args).fetchone()[0]
+        with self._reading() as db:
+            return db.execute(f"SELECT count(*) FROM memories{where}", args).fetchone()[0]
 
     def export(self, offset: int, limit: int, **scope) -> List[dict]:
         where, args = _filters(**scope)
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 f"SELECT {', '.join(FIELDS)} FROM memories{where} ORDER BY seq LIMIT ? OFFSET ?",
                 [*args, limit, offset])
 
@@ -106,8 +106,8 @@ class Admin:
 
     def users_overview(self, user_id: Optional[str] = None) -> List[Tuple[str, str, int, float]]:
         where, args = _filters(user_id=user_id)
-        with self._lock:
-            return [tuple(r) for r in self.db.execute(
+        with self._reading() as db:
+            return [tuple(r) for r in db.execute(
                 f"SELECT user_id, kind, count(*), max(created_at) FROM memories{where} "
                 "GROUP BY user_id, kind ORDER BY user_id", args)]
 

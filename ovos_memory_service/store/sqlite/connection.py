@@ -97,6 +97,14 @@ def open_database(directory: str) -> Database:
     return db
 
 
+def open_reader(directory: str) -> Database:
+    """A read-only connection to the open store, for one thread's reads."""
+    conn = sqlite3.connect(join(directory, DB_NAME), check_same_thread=False, isolation_level=None, timeout=10)
+    conn.execute("PRAGMA query_only=ON")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    return Database(conn)
+
+
 def scrub(db: Database):
     """Make deleted rows unrecoverable from the files: merge the FTS segments
     (so deleted terms leave the index) and truncate the WAL (which still holds

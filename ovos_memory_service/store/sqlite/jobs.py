@@ -75,6 +75,6 @@ class Jobs:
             self.db.execute("UPDATE jobs SET claimed_until = 0 WHERE claimed_until > 0")
 
     def pending(self, queues: Sequence[str]) -> int:
-        with self._lock:
-            return self.db.execute("SELECT count(*) FROM jobs WHERE queue IN (SELECT value FROM json_each(?))",
+        with self._reading() as db:
+            return db.execute("SELECT count(*) FROM jobs WHERE queue IN (SELECT value FROM json_each(?))",
                                    [as_json(queues)]).fetchone()[0]

@@ -19,8 +19,9 @@ from typing import Dict, List, Sequence
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.sqlite.memories import as_json, condition, excluding
 
-# bm25 weights of the name, content and context columns
-WEIGHTS = (0.5, 1.0, 0.4)
+# bm25 weights of the name, content, context and owner columns (the owner
+# number only narrows the search to one user's memories)
+WEIGHTS = (0.5, 1.0, 0.4, 0.0)
 OWN_WORDS = "{content} : "  # an FTS5 column filter: neither the speaker nor the context
 
 
@@ -33,21 +34,27 @@ def match_expression(words: Sequence[str]) -> str:
     return " OR ".join(quote(w) for w in words)
 
 
+def owned_by(owner: int, expression: str) -> str:
+    """``expression`` among one user's memories only."""
+    return f'owner : "{owner}" AND ({expression})'
+
+
 class KeywordIndex:
     """SqliteStore's keyword recall (self.db, self._lock)."""
 
     def keyword_search(self, visible: Visible, words: Sequence[str], limit: int,
                        exclude: Exclude = Exclude()) -> List[dict]:
-        if not words or limit <= 0:
+        owner = self._owner_of(visible.scope.user_id)
+        if not words or limit <= 0 or owner is None:
             return []
         sql, args = condition(visible)
         left_out, left_out_args = excluding(exclude)
-        with self._lock:
-            return self.db.execute_returning_dicts(
-                "SELECT m.*, -bm25(memories_fts, %s, %s, %s) AS rank " % WEIGHTS +
+        with self._reading() as db:
+            return db.execute_returning_dicts(
+                "SELECT m.*, -bm25(memories_fts, %s, %s, %s, %s) AS rank " % WEIGHTS +
                 "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
                 f"WHERE memories_fts MATCH ? AND {sql} AND {left_out} ORDER BY rank DESC LIMIT ?",
-                [match_expression(words), *args, *left_out_args, limit])
+                [owned_by(owner, match_expression(words)), *args, *left_out_args, limit])
 
     def coverage(self, words: Sequence[str], seqs: Sequence[int], related: Dict[str, Sequence[str]]):
         direct = {seq: 0.0 for seq in seqs}
@@ -56,27 +63,28 @@ class KeywordIndex:
             return direct, topical
         wanted = as_json(direct)
         idf_sum = 0.0
-        with self._lock:
-            total_docs = self.db.execute("SELECT count(*) FROM memories").fetchone()[0]
+        with self._reading() as db:
+            total_docs = db.execute("SELECT count(*) FROM memories").fetchone()[0]
             for word in words:
                 expression = OWN_WORDS + quote(word)
-                n = self.db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
+                n = db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
                                     [expression]).fetchone()[0]
                 idf = math.log(1 + (total_docs - n + 0.5) / (n + 0.5))
                 idf_sum += idf
-                having = self._matching(expression, wanted)
+                having = self._matching(db, expression, wanted)
                 for seq in having:
                     direct[seq] += idf
                 if related.get(word):
-                    for seq in self._matching(OWN_WORDS + "(" + match_expression(related[word]) + ")",
+                    for seq in self._matching(db, OWN_WORDS + "(" + match_expression(related[word]) + ")",
                                               wanted) - having:
                         topical[seq] += idf
         share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
         return share(direct), share(topical)
 
-    def _matching(self, expression: str, wanted: str) -> set:
+    @staticmethod
+    def _matching(db, expression: str, wanted: str) -> set:
         """The rowids among ``wanted`` (a JSON list) that match an FTS5 expression."""
-        return {seq for (seq,) in self.db.execute(
+        return {seq for (seq,) in db.execute(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
             [expression, wanted])}
 
@@ -86,8 +94,8 @@ class KeywordIndex:
         left_out, left_out_args = excluding(exclude)
         step = ("(SELECT {f}(p.seq) FROM memories p WHERE p.conversation_id = h.conversation_id "
                 "AND p.kind = 'turn' AND p.seq {op} h.seq)")
-        with self._lock:
-            rows = self.db.execute_returning_dicts(
+        with self._reading() as db:
+            rows = db.execute_returning_dicts(
                 f"SELECT h.id AS source, m.* FROM memories h JOIN memories m "
                 f"ON m.seq IN ({step.format(f='max', op='<')}, {step.format(f='min', op='>')}) "
                 f"WHERE h.id IN (SELECT value FROM json_each(?)) AND h.kind = 'turn' AND {sql} AND {left_out}",

@@ -1,6 +1,6 @@
 """The memories table: rows in and out, who sees what, and the one delete path."""
 import json
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ovos_memory_service.items import KINDS, USER_FACT_KINDS
 from ovos_memory_service.store.base import Exclude, Visible
@@ -29,7 +29,9 @@ def condition(visible: Visible) -> Tuple[str, list]:
             clause += " AND m.persona_id = ?"
             args.append(scope.persona_key)
         clauses.append(clause + ")")
-    sql = "(" + (" OR ".join(clauses) or "0") + ")"
+    # the user first, on its own: the planner walks the user's rows by index
+    sql = "m.user_id = ? AND (" + (" OR ".join(clauses) or "0") + ")"
+    args = [scope.user_id, *args]
     if where == "session":
         sql += " AND m.session_id = ?"
         args.append(scope.session_id)
@@ -54,12 +56,21 @@ class MemoryRows:
         unknown = set(row) - COLUMNS
         if unknown:
             raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
-        columns = list(row)
         with self.transaction():
+            row["owner"] = self._owner_of(row["user_id"], create=True)
+            columns = list(row)
             self.db.execute(f"INSERT INTO memories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                             [row[c] for c in columns])
             self._queue_embeddings([row["id"]])
         return row["id"]
+
+    def _owner_of(self, user_id: str, create: bool = False) -> Optional[int]:
+        """The user's number in the keyword index (None: the user has no memories)."""
+        if create:
+            self.db.execute("INSERT OR IGNORE INTO users (user_id) VALUES (?)", [user_id])
+        with self._reading() as db:
+            row = db.execute("SELECT n FROM users WHERE user_id = ?", [user_id]).fetchone()
+        return row[0] if row else None
 
     def update_memory(self, memory_id: str, **columns):
         unknown = set(columns) - COLUMNS
@@ -78,13 +89,13 @@ class MemoryRows:
                         f"WHERE m.id IN (SELECT value FROM json_each(?)) AND {EMBEDDABLE}", [as_json(ids)])
 
     def get_memories(self, ids: Sequence[str]) -> List[dict]:
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq", [as_json(ids)])
 
     def existing(self, ids: Sequence[str]) -> Set[str]:
-        with self._lock:
-            return {r[0] for r in self.db.execute(
+        with self._reading() as db:
+            return {r[0] for r in db.execute(
                 "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))", [as_json(ids)])}
 
     def delete(self, ids: Sequence[str]) -> int:
@@ -92,12 +103,17 @@ class MemoryRows:
             return 0
         ids = list(ids)
         with self.transaction():
+            users = [r[0] for r in self.db.execute(
+                "SELECT DISTINCT user_id FROM memories WHERE id IN (SELECT value FROM json_each(?))", [as_json(ids)])]
             # the keyword entries go with the rows (triggers of the FTS5 index)
             deleted = self.db.execute("DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))",
                                       [as_json(ids)]).rowcount
             self.db.execute("DELETE FROM jobs WHERE subject IN (SELECT value FROM json_each(?))", [as_json(ids)])
             self.db.execute("DELETE FROM summaries WHERE memory_id IN (SELECT value FROM json_each(?))",
                             [as_json(ids)])
+            # a user with nothing left leaves no trace in the users table either
+            self.db.execute("DELETE FROM users WHERE user_id IN (SELECT value FROM json_each(?)) AND NOT EXISTS "
+                            "(SELECT 1 FROM memories m WHERE m.user_id = users.user_id)", [as_json(users)])
             self._when_committed(lambda: self._forget_files(ids))
         return deleted
 
@@ -111,39 +127,39 @@ class MemoryRows:
     # ----------------------------------------------------------- visible
     def count_visible(self, visible: Visible) -> int:
         sql, args = condition(visible)
-        with self._lock:
-            return self.db.execute(f"SELECT count(*) FROM memories m WHERE {sql}", args).fetchone()[0]
+        with self._reading() as db:
+            return db.execute(f"SELECT count(*) FROM memories m WHERE {sql}", args).fetchone()[0]
 
     def list_visible(self, visible: Visible, limit: int, offset: int = 0, order: str = "created") -> List[dict]:
         sql, args = condition(visible)
         newest = {"created": "m.created_at DESC, m.seq DESC", "updated": "m.updated_at DESC, m.seq DESC"}[order]
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 f"SELECT m.* FROM memories m WHERE {sql} ORDER BY {newest} LIMIT ? OFFSET ?", [*args, limit, offset])
 
     def select_visible(self, visible: Visible, ids: Sequence[str]) -> List[dict]:
         sql, args = condition(visible)
-        with self._lock:
-            return self.db.execute_returning_dicts(
-                f"SELECT m.* FROM memories m WHERE {sql} AND m.id IN (SELECT value FROM json_each(?)) "
-                "ORDER BY m.created_at DESC", [*args, as_json(ids)])
+        with self._reading() as db:
+            return db.execute_returning_dicts(
+                f"SELECT m.* FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE {sql} "
+                "ORDER BY m.created_at DESC", [as_json(ids), *args])
 
     def in_slot(self, visible: Visible, slot: str) -> List[dict]:
         sql, args = condition(visible)
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 f"SELECT m.* FROM memories m WHERE {sql} AND m.slot = ? ORDER BY m.updated_at DESC", [*args, slot])
 
     def derived(self, user_id: str) -> List[dict]:
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 "SELECT id, kind, extractor, sources FROM memories WHERE user_id = ? AND sources IS NOT NULL "
                 "AND (kind = 'summary' OR extractor IN ('rules', 'llm'))", [user_id])
 
     def count_by_kind(self, user_id: str) -> Dict[str, int]:
         counts = {kind: 0 for kind in KINDS}
-        with self._lock:
-            for kind, n in self.db.execute("SELECT kind, count(*) FROM memories WHERE user_id = ? GROUP BY kind",
+        with self._reading() as db:
+            for kind, n in db.execute("SELECT kind, count(*) FROM memories WHERE user_id = ? GROUP BY kind",
                                            [user_id]):
                 counts[kind] = n
         return counts

@@ -13,15 +13,15 @@ class Turns:
     """SqliteStore's conversations and turns (self.db, self._lock)."""
 
     def latest_conversation(self, scope: Scope) -> Optional[dict]:
-        with self._lock:
-            rows = self.db.execute_returning_dicts(
+        with self._reading() as db:
+            rows = db.execute_returning_dicts(
                 "SELECT * FROM conversations WHERE user_id = ? AND persona_id = ? AND session_id = ? "
                 "ORDER BY started_at DESC, rowid DESC LIMIT 1", _scope_args(scope))
         return rows[0] if rows else None
 
     def get_conversation(self, conversation_id: str) -> Optional[dict]:
-        with self._lock:
-            rows = self.db.execute_returning_dicts("SELECT * FROM conversations WHERE id = ?", [conversation_id])
+        with self._reading() as db:
+            rows = db.execute_returning_dicts("SELECT * FROM conversations WHERE id = ?", [conversation_id])
         return rows[0] if rows else None
 
     def start_conversation(self, scope: Scope, now: float) -> str:
@@ -52,26 +52,26 @@ class Turns:
         if limit > 0:
             sql += " LIMIT ?"
             args.append(limit)
-        with self._lock:
-            return list(reversed(self.db.execute_returning_dicts(sql, args)))
+        with self._reading() as db:
+            return list(reversed(db.execute_returning_dicts(sql, args)))
 
     def exchange(self, user_turn_id: str) -> List[dict]:
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 "SELECT t.* FROM memories u JOIN memories t ON t.conversation_id = u.conversation_id "
                 "AND t.kind = 'turn' AND t.seq >= u.seq WHERE u.id = ? ORDER BY t.seq", [user_turn_id])
 
     def last_exchange(self, scope: Scope) -> List[dict]:
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 "SELECT m.* FROM memories m WHERE m.kind = 'turn' AND m.user_id = ? AND m.session_id = ? "
                 "AND m.conversation_id = (SELECT conversation_id FROM memories WHERE kind = 'turn' "
                 "AND role = 'user' AND user_id = ? AND session_id = ? ORDER BY created_at DESC, seq DESC "
                 "LIMIT 1) ORDER BY m.seq", [scope.user_id, scope.session_id] * 2)
 
     def recent_turns(self, scope: Scope, role: str, since: float) -> List[dict]:
-        with self._lock:
-            return self.db.execute_returning_dicts(
+        with self._reading() as db:
+            return db.execute_returning_dicts(
                 "SELECT * FROM memories WHERE kind = 'turn' AND user_id = ? AND session_id = ? "
                 "AND role = ? AND created_at > ?", [scope.user_id, scope.session_id, role, since])
 
@@ -80,13 +80,13 @@ class Turns:
               "JOIN memories m ON m.id = s.memory_id ")
 
     def summary_state(self, conversation_id: str) -> Optional[Tuple[str, str, int]]:
-        with self._lock:
-            row = self.db.execute(self._STATE + "WHERE s.conversation_id = ?", [conversation_id]).fetchone()
+        with self._reading() as db:
+            row = db.execute(self._STATE + "WHERE s.conversation_id = ?", [conversation_id]).fetchone()
         return tuple(row) if row else None
 
     def latest_summary(self, scope: Scope) -> Optional[Tuple[str, str, int]]:
-        with self._lock:
-            row = self.db.execute(self._STATE + "WHERE m.user_id = ? AND m.persona_id = ? AND m.session_id = ? "
+        with self._reading() as db:
+            row = db.execute(self._STATE + "WHERE m.user_id = ? AND m.persona_id = ? AND m.session_id = ? "
                                   "ORDER BY m.updated_at DESC LIMIT 1", _scope_args(scope)).fetchone()
         return tuple(row) if row else None
 
