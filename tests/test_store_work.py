@@ -104,3 +104,41 @@ def test_an_imported_export_learns_nothing_again(tmp_path, make_engine):
     assert second.import_records(records)["imported"] == 2
     assert second.wait_idle(60)
     assert second.list(sc, kinds=["fact"])[1] == 0
+
+
+def test_a_build_does_not_wait_for_a_write_in_progress(engine):
+    """Reads run on their own connections: a build answers while the
+    background holds a write transaction open (a batch of facts, a forget)."""
+    sc = scope()
+    exchange(engine, sc, "the spare key is under the blue pot", "got it")
+    engine.wait_idle()
+    holding, release, built = threading.Event(), threading.Event(), []
+
+    def long_write():
+        with engine.store.transaction():
+            engine.store.start_conversation(scope(user="bob"), 0.0)
+            holding.set()
+            release.wait(30)
+    writer = threading.Thread(target=long_write)
+    writer.start()
+    try:
+        assert holding.wait(10)
+        reader = threading.Thread(target=lambda: built.append(engine.build_context(sc, "where is the spare key")))
+        reader.start()
+        reader.join(10)
+        assert built, "the build waited for the write to finish"
+        assert "blue pot" in str([m.content for m in built[0].messages])
+    finally:
+        release.set()
+        writer.join(10)
+
+
+def test_forgetting_everything_leaves_no_trace_of_the_user_in_the_keyword_index(engine, tmp_path):
+    import sqlite3
+    sc = scope(user="ana-maria")
+    exchange(engine, sc, "my locker code is 4417", "noted")
+    engine.wait_idle()
+    engine.forget(sc, everything=True)
+    check = sqlite3.connect(tmp_path / "memory" / "memory.db")
+    assert check.execute("SELECT count(*) FROM users WHERE user_id = 'ana-maria'").fetchone()[0] == 0
+    assert check.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH '4417'").fetchone()[0] == 0

@@ -41,6 +41,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._lock = threading.RLock()
         self._local = threading.local()  # each thread's read connection
         self._readers = []  # (thread, connection)
+        self._readers_lock = threading.Lock()
         self._vectors = None
         self._after_commit = []
         self.release_claims()
@@ -48,7 +49,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self.due_again("embed", time.time())
 
     def close(self):
-        with self._lock:
+        with self._lock, self._readers_lock:
             for _, reader in self._readers:
                 reader.close()
             self._readers.clear()
@@ -89,7 +90,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         reader = getattr(self._local, "reader", None)
         if reader is None:
             reader = self._local.reader = open_reader(self.directory)
-            with self._lock:
+            with self._readers_lock:
                 for thread, old in [r for r in self._readers if not r[0].is_alive()]:
                     old.close()  # its thread has ended
                 self._readers = [r for r in self._readers if r[0].is_alive()] + [(threading.current_thread(), reader)]
