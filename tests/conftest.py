@@ -1,5 +1,10 @@
 """Every test runs in a sandbox: no test reads or writes the real home,
-mycroft.conf or data directory."""
+mycroft.conf or data directory. A test that starts a process (a bus, the
+daemon, a subprocess) carries the ``stack`` marker; the others cannot start one."""
+import _posixsubprocess
+import contextlib
+import os
+import subprocess
 import tempfile
 
 from tests.isolation import isolate
@@ -58,3 +63,49 @@ def quick_retries(monkeypatch):
     monkeypatch.setattr(LLMWorker, "first_backoff_s", 0.2)
     monkeypatch.setattr(LLMWorker, "max_backoff_s", 0.5)
     monkeypatch.setattr(llm, "COOL_DOWN_S", (0.2, 0.5))
+
+
+# ------------------------------------------- the fast lane starts no process
+SPAWNERS = ((subprocess.Popen, "_execute_child"), (_posixsubprocess, "fork_exec"),  # multiprocessing
+            (os, "fork"), (os, "forkpty"), (os, "posix_spawn"), (os, "posix_spawnp"), (os, "system"))
+
+
+@contextlib.contextmanager
+def no_processes(nodeid: str):
+    """Every way of starting a process raises while a test without the
+    ``stack`` marker sets up or runs, in whichever thread it is tried."""
+    tried = []
+
+    def refuse(what):
+        def refused(*args, **kwargs):
+            tried.append(what)
+            raise AssertionError(f"{nodeid} starts a process ({what}): mark it @pytest.mark.stack")
+        return refused
+    saved = [(owner, name, getattr(owner, name)) for owner, name in SPAWNERS if hasattr(owner, name)]
+    for owner, name, _ in saved:
+        setattr(owner, name, refuse(f"{getattr(owner, '__name__', owner)}.{name}"))
+    try:
+        yield tried
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+def unless_stack(item):
+    if item.get_closest_marker("stack"):
+        return (yield)
+    with no_processes(item.nodeid) as tried:
+        result = yield
+    if tried:  # refused in a thread that swallowed the error
+        raise AssertionError(f"{item.nodeid} starts a process ({', '.join(tried)}): mark it @pytest.mark.stack")
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):  # module-scoped fixtures (a shared bus and daemon) start here
+    return (yield from unless_stack(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from unless_stack(item))

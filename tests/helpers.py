@@ -52,3 +52,20 @@ class Clock:
 
     def advance(self, seconds: float):
         self.now += seconds
+
+
+def padacioso_in_threads():
+    """padacioso matches in a process pool; forking a test process that has
+    LanceDB's runtime loaded can deadlock, so match in threads: the same
+    matching code without fork (on a device padacioso runs inside ovos-core).
+    Returns the function that restores the original."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    from types import SimpleNamespace
+    import padacioso
+    original = padacioso.concurrent
+    padacioso.concurrent = SimpleNamespace(futures=SimpleNamespace(
+        ProcessPoolExecutor=ThreadPoolExecutor, as_completed=as_completed))
+
+    def restore():
+        padacioso.concurrent = original
+    return restore

@@ -10,6 +10,7 @@ import uuid
 import pytest
 from ovos_bus_client import Message
 
+pytestmark = pytest.mark.stack
 REQUEST_TYPES = ["memory.context.build", "memory.history.update", "memory.history.get",
                  "memory.recall", "memory.list", "memory.remember", "memory.forget",
                  "memory.pause", "memory.resume", "memory.session.new",

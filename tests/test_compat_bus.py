@@ -13,6 +13,7 @@ from ovos_memory_service.persona_plugin import MemoryServiceContextManager
 from tests.openai_stub import OpenAIStub
 from tests.sandbox import Stack
 
+pytestmark = pytest.mark.stack
 SYS = "You are a careful assistant."
 
 

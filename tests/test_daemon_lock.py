@@ -5,12 +5,15 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from ovos_memory_service.__main__ import EXIT_STORE_HELD_BY_DAEMON
 from tests.sandbox import start_service
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "ovos-memory-service.service"
 
 
+@pytest.mark.stack
 def test_a_second_daemon_exits_at_once_naming_the_first(fresh_stack, tmp_path):
     s = fresh_stack
     first = s.start_service()

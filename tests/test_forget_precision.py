@@ -4,6 +4,7 @@ import pytest
 
 from tests.helpers import eventually
 
+pytestmark = pytest.mark.stack
 EXCHANGES = {
     "en-us": [("My old locker code hint is qx7781 near the gym.", "Understood."),
               ("I live in Porto", "Nice."),

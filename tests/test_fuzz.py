@@ -10,12 +10,14 @@ import time
 import uuid
 from collections import Counter
 
+import pytest
 import websocket
 
 from ovos_memory_service.client import MAX_FRAME_BYTES
 from ovos_memory_service.handlers import HANDLERS
 from tests.test_validation import RawBus
 
+pytestmark = pytest.mark.stack
 SEED = int(os.environ.get("MEMORY_FUZZ_SEED", "1313"))  # another seed explores further
 REQUESTS = int(os.environ.get("MEMORY_FUZZ_REQUESTS", "3000"))  # the README figure: 34,000
 IN_FLIGHT = 8

@@ -6,10 +6,14 @@ import socket
 import threading
 import time
 
+import pytest
+
 from ovos_memory_service.client import MemoryClient
 from tests.helpers import eventually
 from tests.sandbox import (connect, free_port, sandbox_env, start_bus, start_service, stop,
                            wait_ready, write_config)
+
+pytestmark = pytest.mark.stack
 
 
 def turns(n, tag):

@@ -9,6 +9,7 @@ from tests.helpers import eventually
 from tests.openai_stub import OpenAIStub
 from tests.sandbox import Stack
 
+pytestmark = pytest.mark.stack
 FACT = '[{"statement": "Lives in Porto", "kind": "fact", "slot": "residence", "value": "Porto"}]'
 
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from ovos_memory_service.vectors.embedder import TOKEN_BUDGET, plan_batches
 
 
@@ -61,6 +63,7 @@ VECTOR_WRITES = textwrap.dedent("""
 """)
 
 
+@pytest.mark.stack
 def test_vector_writes_and_compactions_do_not_grow_rss(tmp_path):
     """480 LanceDB writes (10 compactions) in a fresh process: before the fix
     RSS rose by ~85 MB from the first sample to the last; now by little."""
@@ -137,6 +140,7 @@ EMBEDDING_LOAD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.stack
 def test_embedding_under_concurrent_load_keeps_rss_near_the_loaded_model(tmp_path):
     """Batches of mixed lengths and six query threads at once: with
     onnxruntime's arena (and whole batches of 16) RSS rose by 60-80 MB over

@@ -43,6 +43,7 @@ def stored(stack, persona_id, session_id, **data):
     return [(m["role"], m["content"]) for m in reply["messages"]]
 
 
+@pytest.mark.stack
 def test_update_get_and_build_go_to_the_daemon(stack):
     memory = plugin(stack, persona_id="fwd-butler")
     memory.update_history(said(("user", "My cat is called Tom"), ("assistant", "Hello Tom!")), "s-fwd")
@@ -58,6 +59,7 @@ def test_update_get_and_build_go_to_the_daemon(stack):
     assert memory.get_history("s-fwd-other") == []
 
 
+@pytest.mark.stack
 def test_single_turns_as_ovos_persona_0_9_0a25_records_them(stack):
     memory = plugin(stack, persona_id="fwd-a25")
     for role, text in [("user", "hi"), ("assistant", "hello"), ("assistant", "how are you?"),
@@ -71,6 +73,7 @@ def test_single_turns_as_ovos_persona_0_9_0a25_records_them(stack):
         ("user", "hi"), ("assistant", "hello\nhow are you?"), ("user", "fine")]
 
 
+@pytest.mark.stack
 def test_both_recording_styles_of_ovos_persona_give_the_same_memory(stack):
     memory = plugin(stack, persona_id="styles")
     exchanges = [("my dog is Rex", "Rex is a fine name"), ("he is three", "A young dog")]
@@ -84,6 +87,7 @@ def test_both_recording_styles_of_ovos_persona_give_the_same_memory(stack):
         contents(memory.build_conversation_context("how old is Rex?", "s-a25b"))
 
 
+@pytest.mark.stack
 def test_the_block_configures_the_persona_backend(stack):
     memory = plugin(stack, persona_id="cfg-butler", memory_module="ovos-memory-plugin-recency",
                     **{"ovos-memory-plugin-recency": {"max_history": 2,
@@ -96,6 +100,7 @@ def test_the_block_configures_the_persona_backend(stack):
     assert memory.system_prompt == "You are a butler."
 
 
+@pytest.mark.stack
 def test_two_personas_keep_separate_histories_in_one_session(stack):
     a = plugin(stack, persona_id="sep-a")
     b = plugin(stack, persona_id="sep-b")
@@ -105,6 +110,7 @@ def test_two_personas_keep_separate_histories_in_one_session(stack):
     assert contents(b.get_history("s-sep")) == [("user", "I am talking to B"), ("assistant", "B here")]
 
 
+@pytest.mark.stack
 def test_persona_id_from_the_message_being_handled_then_a_hash_of_the_block(stack):
     memory = plugin(stack)  # no persona_id in the block
     session = {"session_id": "s-fallback", "persona_id": "Ana's Assistant"}
@@ -126,6 +132,7 @@ def test_persona_id_from_the_message_being_handled_then_a_hash_of_the_block(stac
     assert stored(stack, hashed, "s-fallback") == [("user", "hi from nowhere")]
 
 
+@pytest.mark.stack
 def test_session_and_user_come_from_the_message_being_handled(stack):
     memory = plugin(stack, persona_id="who-butler")
     message = Message("speak", {"utterance": "x"},
@@ -135,6 +142,7 @@ def test_session_and_user_come_from_the_message_being_handled(stack):
     assert stored(stack, "who-butler", "s-who") == []  # not the session's default user
 
 
+@pytest.mark.stack
 def test_daemon_away_keeps_the_persona_working_and_catches_up_in_order(fresh_stack):
     stack = fresh_stack
     stack.start_service()
@@ -174,6 +182,7 @@ def test_daemon_away_keeps_the_persona_working_and_catches_up_in_order(fresh_sta
     assert ("assistant", "Porto is lovely") in context and context[-1] == ("user", "where do I live?")
 
 
+@pytest.mark.stack
 def test_no_daemon_at_all_from_the_start(fresh_stack):
     memory = plugin(fresh_stack, persona_id="never", timeout=0.5, system_prompt="Hi.")
     memory.update_history(said(("user", "hello"), ("assistant", "hey")), "s-never")
@@ -182,6 +191,7 @@ def test_no_daemon_at_all_from_the_start(fresh_stack):
 
 
 # ------------------------------------------------------------- an invalid block
+@pytest.mark.stack
 @pytest.mark.parametrize("module, block, problem", [
     ("ovos-memory-plugin-composite", {"inject_mode": "nope"}, "inject_mode"),
     ("ovos-memory-plugin-composite", {"fusion": "average"}, "fusion"),
@@ -193,6 +203,7 @@ def test_an_invalid_block_is_refused_at_load_even_with_the_daemon_away(fresh_sta
         plugin(fresh_stack, persona_id="bad-away", timeout=0.5, memory_module=module, **{module: block})
 
 
+@pytest.mark.stack
 def test_the_daemon_refuses_a_block_at_load(stack):
     """A module this process cannot check (not a built-in: maybe a plugin the daemon has)."""
     with pytest.raises(ValueError, match="unknown memory_module 'not-a-backend'"):
@@ -200,6 +211,7 @@ def test_the_daemon_refuses_a_block_at_load(stack):
     assert stack.request("memory.history.get", {"persona_id": "bad-here"}, session_id="s-bad")["messages"] == []
 
 
+@pytest.mark.stack
 def test_a_block_the_daemon_refuses_later_fails_every_call(fresh_stack):
     """Away at load, and no persona_id to configure: the daemon's answer comes on first use."""
     stack = fresh_stack
@@ -216,6 +228,7 @@ def test_a_block_the_daemon_refuses_later_fails_every_call(fresh_stack):
 
 
 # ----------------------------------------- forgotten, and the voice skill's own lines
+@pytest.mark.stack
 def test_the_local_window_drops_what_is_forgotten_and_the_voice_skills_lines(fresh_stack):
     """As ovos-persona 0.9.0a25 records (every utterance, every spoken line of any
     skill), with the daemon's own voice skill answering "forget that"."""
@@ -263,11 +276,13 @@ def test_the_local_window_drops_what_is_forgotten_and_the_voice_skills_lines(fre
     assert eventually(lambda: local() == expected, timeout=10), local()
 
 
+@pytest.mark.stack
 def test_instances_share_one_bus_connection(stack):
     a, b = plugin(stack, persona_id="share-a"), plugin(stack, persona_id="share-b")
     assert a.bus is b.bus and len(persona_plugin._clients) == 1
 
 
+@pytest.mark.stack
 def test_a_process_with_two_personas_uses_mycroft_conf_and_exits_cleanly(stack):
     """No ``bus`` key: the bus comes from mycroft.conf; the connection closes at exit."""
     script = textwrap.dedent("""

@@ -131,6 +131,7 @@ def test_the_analysis_catches_what_it_must():
 
 
 # --------------------------------------------------------------------- tests
+@pytest.mark.stack
 @pytest.mark.parametrize("entry_point", ["ovos_memory_service.__main__", "ovos_memory_service.cli",
                                          "ovos_memory_service.persona_plugin"])
 def test_every_entry_point_switches_telemetry_off_before_the_libraries_load(entry_point):
@@ -153,6 +154,7 @@ def missing_tools() -> str:
     return ""
 
 
+@pytest.mark.stack
 @pytest.mark.skipif(bool(missing_tools()), reason=missing_tools() or "tools present")
 def test_the_daemon_makes_no_outside_connection_and_writes_only_its_own_files(tmp_path):
     from tests.sandbox import free_port, sandbox_env

@@ -5,9 +5,12 @@ import signal
 import threading
 import time
 
+import pytest
+
 from ovos_memory_service.vectors.index import COMPACT_WRITES, TABLE
 from tests.helpers import eventually
 
+pytestmark = pytest.mark.stack
 PERSONA = "rag-only"
 SESSION = "recovery"
 FILLER = ["the weather was {} today", "we talked about the {} for a while", "remind me about the {} later",

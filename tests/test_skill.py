@@ -4,14 +4,13 @@ engine (SQLite + LanceDB in a temp dir). Each test speaks as its own user."""
 import threading
 import uuid
 from contextlib import contextmanager
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from ovos_memory_service.items import KINDS
-from tests.helpers import scope, store, user
+from tests.helpers import padacioso_in_threads, scope, store, user
 from tests.test_skill_locale import HANDED_ON
 
 ovoscope = pytest.importorskip("ovoscope")
@@ -41,21 +40,6 @@ FIRST_ANSWER = {
     "stop.remembering": "paused",
     "start.remembering": "resumed",
 }
-
-
-def padacioso_in_threads():
-    """padacioso matches in a process pool; forking a test process that has
-    LanceDB's runtime loaded can deadlock, so match in threads: the same
-    matching code without fork (on a device padacioso runs inside ovos-core).
-    Returns the function that restores the original."""
-    import padacioso
-    original = padacioso.concurrent
-    padacioso.concurrent = SimpleNamespace(futures=SimpleNamespace(
-        ProcessPoolExecutor=ThreadPoolExecutor, as_completed=as_completed))
-
-    def restore():
-        padacioso.concurrent = original
-    return restore
 
 
 @contextmanager

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.stack
 pytest.importorskip("ovoscope")  # the test extra that brings ovos-core
 
 from ovos_bus_client.message import Message  # noqa: E402
 
 from ovos_memory_service.skill import SKILL_ID  # noqa: E402
-from tests.test_skill import FACT, FIRST_ANSWER, LANGS, TOPIC, YES, examples, padacioso_in_threads  # noqa: E402
+from tests.helpers import padacioso_in_threads  # noqa: E402
+from tests.test_skill import FACT, FIRST_ANSWER, LANGS, TOPIC, YES, examples  # noqa: E402
 
 PIPELINE = ["ovos-stop-pipeline-plugin-high", "ovos-converse-pipeline-plugin",
             "ovos-padacioso-pipeline-plugin-high", "ovos-padacioso-pipeline-plugin-medium",

@@ -7,6 +7,7 @@ import pytest
 from padacioso import IntentContainer
 
 from ovos_memory_service.skill import forget_all_request
+from tests.helpers import padacioso_in_threads
 
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 SKILL = Path(__file__).resolve().parent.parent / "ovos_memory_service" / "skill.py"
@@ -65,8 +66,15 @@ def test_intents_use_the_english_entities(lang):
             assert slots(text) == english and text == text.lower(), (lang, name, text)
 
 
+@pytest.fixture
+def padacioso_threads():
+    restore = padacioso_in_threads()  # a process pool would fork this test process
+    yield
+    restore()
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_every_example_matches_its_own_intent(lang):
+def test_every_example_matches_its_own_intent(lang, padacioso_threads):
     container = IntentContainer()
     for name, path in files(lang, "intents", "intent").items():
         container.add_intent(name, lines(path))

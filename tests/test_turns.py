@@ -87,6 +87,7 @@ def history(stack, session):
     return [(m["role"], m["content"]) for m in stack.ok("memory.history.get", {}, session_id=session)["messages"]]
 
 
+@pytest.mark.stack
 def test_a_retry_of_a_kept_update_answers_its_ids_and_stores_nothing_new(stack):
     first = update(stack, "retry-kept", "r-1", user("remind me to water the plants"), assistant("will do"))
     again = update(stack, "retry-kept", "r-1", user("remind me to water the plants"), assistant("will do"))
@@ -94,6 +95,7 @@ def test_a_retry_of_a_kept_update_answers_its_ids_and_stores_nothing_new(stack):
     assert history(stack, "retry-kept") == [("user", "remind me to water the plants"), ("assistant", "will do")]
 
 
+@pytest.mark.stack
 def test_a_retry_after_its_turns_were_forgotten_neither_resurrects_nor_claims_them(stack):
     session = "retry-forgotten"
     first = update(stack, session, "r-1", user("my locker code is 4417"), assistant("noted"))
@@ -105,6 +107,7 @@ def test_a_retry_after_its_turns_were_forgotten_neither_resurrects_nor_claims_th
                     session_id=session)["memories"] == []
 
 
+@pytest.mark.stack
 def test_a_retry_after_part_of_it_was_forgotten_answers_what_is_left(stack):
     session = "retry-partly"
     first = update(stack, session, "r-1", user("I hate my neighbour"), assistant("that sounds hard"))

@@ -106,6 +106,7 @@ def assert_scope_healthy(stack, session_id: str, user_id: str = None):
 
 
 # --------------------------------------------------------------- timestamps
+@pytest.mark.stack
 @pytest.mark.parametrize("when", BAD_TIMES)
 def test_out_of_range_created_at_is_refused_and_stores_nothing(stack, when):
     session = new_id()
@@ -119,6 +120,7 @@ def test_out_of_range_created_at_is_refused_and_stores_nothing(stack, when):
     assert_scope_healthy(stack, session)
 
 
+@pytest.mark.stack
 def test_created_at_is_normalised_to_utc(stack):
     session = new_id()
     stack.ok("memory.history.update", {"messages": [
@@ -128,6 +130,7 @@ def test_created_at_is_normalised_to_utc(stack):
     assert records[0]["created_at"] == "2023-12-31T20:00:00.000Z"
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("when", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
 def test_import_of_a_record_out_of_range_is_refused(stack, when):
     user = new_id("u")
@@ -142,6 +145,7 @@ def test_import_of_a_record_out_of_range_is_refused(stack, when):
 
 
 # ------------------------------------------------------------ ids and text
+@pytest.mark.stack
 @pytest.mark.parametrize("field", ["user_id", "session_id", "persona_id"])
 @pytest.mark.parametrize("bad", [SURROGATE, "a\x01b", "a\x7fb", "a\x85b", "x" * 101])
 def test_bad_ids_are_invalid_requests(raw, field, bad):
@@ -153,6 +157,7 @@ def test_bad_ids_are_invalid_requests(raw, field, bad):
     assert code_of(reply) == "invalid_request", reply
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("bad", [SURROGATE, "r\x00", "r\x1b[31m"])
 def test_bad_request_ids_get_an_error_reply(raw, bad):
     """The reply cannot echo such an id; it still comes, without it."""
@@ -161,6 +166,7 @@ def test_bad_request_ids_get_an_error_reply(raw, bad):
     assert code_of(reply) == "invalid_request", reply
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("msg_type,data", [
     ("memory.history.update", {"messages": [{"role": "user", "content": f"hi {SURROGATE}"}]}),
     ("memory.history.update", {"messages": [{"role": "user", "content": "hi", "name": SURROGATE}]}),
@@ -182,6 +188,7 @@ def test_lone_surrogates_in_text_are_invalid_requests(stack, raw, msg_type, data
 
 
 # ------------------------------------------------------------------ context
+@pytest.mark.stack
 @pytest.mark.parametrize("context", ["alice", "", [], [1, 2], 5, 0, True,
                                      {"session": "s1"}, {"session": []}, {"session": 7}])
 def test_a_context_that_is_not_an_object_is_refused(stack, raw, context):
@@ -193,6 +200,7 @@ def test_a_context_that_is_not_an_object_is_refused(stack, raw, context):
     assert stack.ok("memory.list", {}, session_id="default")["total"] == before
 
 
+@pytest.mark.stack
 def test_null_session_and_null_scope_are_absent(stack, raw):
     reply = raw.request("memory.list", {"user_id": new_id("u")}, {"session": None})
     assert reply["ok"] is True, reply
@@ -212,6 +220,7 @@ def nested(depth: int):
     return value
 
 
+@pytest.mark.stack
 def test_deeply_nested_context_or_data_gets_an_error_reply(stack, raw):
     reply = raw.request("memory.stats", {}, {"session": {"session_id": new_id()}, "deep": nested(600)})
     assert code_of(reply) == "invalid_request", reply
@@ -221,6 +230,7 @@ def test_deeply_nested_context_or_data_gets_an_error_reply(stack, raw):
     stack.ok("memory.stats", {})
 
 
+@pytest.mark.stack
 def test_a_huge_frame_is_refused_and_others_are_answered(stack, raw):
     session = new_id()
     request_id = raw.send("memory.history.update", {"messages": [
@@ -230,6 +240,7 @@ def test_a_huge_frame_is_refused_and_others_are_answered(stack, raw):
     assert stack.ok("memory.list", {}, session_id=session)["total"] == 0
 
 
+@pytest.mark.stack
 def test_a_frame_over_the_frame_limit_leaves_the_service_answering(stack):
     sender = RawBus(stack.port)
     try:
@@ -241,6 +252,7 @@ def test_a_frame_over_the_frame_limit_leaves_the_service_answering(stack):
     stack.ok("memory.stats", {})
 
 
+@pytest.mark.stack
 def test_binary_frames_never_disconnect_the_service(stack, raw):
     """ovos-messagebus forwards a binary frame as text: invalid UTF-8 used to
     make the daemon drop its connection (5 s without answers)."""
@@ -256,6 +268,7 @@ def test_binary_frames_never_disconnect_the_service(stack, raw):
 
 
 # ------------------------------------------------------ codes, not internal
+@pytest.mark.stack
 @pytest.mark.parametrize("given", [{"user_id": SURROGATE}, {"user_id": 5}, "alice", ["user_id"],
                                    {"user_id": "u", "kind": "fact"}, {"session_id": {"a": 1}}, 7, True])
 def test_admin_overview_with_an_odd_filter(raw, given):
@@ -263,6 +276,7 @@ def test_admin_overview_with_an_odd_filter(raw, given):
     assert code_of(reply) == "invalid_request", reply
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("data", [
     {"persona_id": {"name": "Ada", "solvers": ["x"]}, "memory_module": "recency"},
     {"persona_id": ["ada"], "memory_module": "recency"},
@@ -275,6 +289,7 @@ def test_persona_configure_with_objects_where_ids_belong(raw, data):
     assert code_of(reply) == "invalid_request", reply
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("msg_type,data", [
     ("memory.list", {"limit": 1.5}), ("memory.list", {"offset": "3"}), ("memory.list", {"kinds": {}}),
     ("memory.list", {"kinds": [["fact"]]}), ("memory.list", {"scope": ["user"]}),
@@ -295,6 +310,7 @@ def test_malformed_fields_get_invalid_request(raw, msg_type, data):
     assert code_of(reply) == "invalid_request", reply
 
 
+@pytest.mark.stack
 def test_data_that_is_not_an_object(raw):
     for data in ("text", [1], 3, ""):
         raw.send_frame(json.dumps({"type": "memory.stats", "data": data, "context": {}}))
@@ -302,6 +318,7 @@ def test_data_that_is_not_an_object(raw):
 
 
 # ----------------------------------------------------------- forgetting news
+@pytest.mark.stack
 def test_forgetting_is_announced_with_ids_only(stack, raw):
     session = new_id()
     secret = f"my locker code is {uuid.uuid4().hex[:6]}"
@@ -347,6 +364,7 @@ def fill(directory: Path) -> Path:
     return filler
 
 
+@pytest.mark.stack
 def test_a_full_disk_answers_unavailable_and_recovers(tmp_path, small_disk):
     from tests.sandbox import Stack
     stack = Stack(tmp_path / "stack", {"data_dir": str(small_disk / "memory")})

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.stack
 pytest.importorskip("ovos_persona")
 pytest.importorskip("ovos_core")
 

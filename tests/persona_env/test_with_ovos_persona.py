@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.stack
 pytest.importorskip("ovos_persona")
 
 from ovos_bus_client import Message  # noqa: E402
