@@ -302,8 +302,9 @@ def test_a_process_with_two_personas_uses_mycroft_conf_and_exits_cleanly(stack):
 
 
 def test_registered_as_an_opm_memory_plugin():
+    """Installed without its entry point, the project is broken: ovos-persona cannot load it."""
     from ovos_plugin_manager.agents import find_memory_plugins
     plugins = find_memory_plugins()
-    if "ovos-memory-service-plugin" not in plugins:
-        pytest.skip("entry point not registered yet (setup.py)")
+    assert "ovos-memory-service-plugin" in plugins, \
+        f"no opm.agents.memory entry point: reinstall the project (pip install -e .); found {sorted(plugins)}"
     assert plugins["ovos-memory-service-plugin"] is MemoryServiceContextManager
