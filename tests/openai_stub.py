@@ -41,6 +41,7 @@ class OpenAIStub:
         self.delay = 0.0
         self.port = free_port()
         self.requests: List[dict] = []   # the chat requests received
+        self.held: List[str] = []  # paths of the calls the "hung" mode holds open
         self.model_lookups = 0
         self.headers: List[dict] = []
         self._release = threading.Event()
@@ -70,6 +71,7 @@ class OpenAIStub:
 
             def _misbehave(self) -> bool:
                 if stub.mode == "hung":
+                    stub.held.append(self.path)
                     stub._release.wait(600)
                     return True
                 if stub.mode == "slow":

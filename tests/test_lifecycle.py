@@ -52,7 +52,9 @@ def test_kill_9_right_after_acknowledged_updates_loses_nothing(fresh_stack):
 def test_sigterm_finishes_in_flight_writes_and_exits_cleanly(fresh_stack):
     s = fresh_stack
     s.start_service()
-    replies = {}
+    replies, delivered = {}, []
+    # the bus sends a message to every client at once: when this one has its copy, so has the daemon
+    s.bus.on("memory.history.update", lambda m: delivered.append(m.data.get("request_id")))
 
     def writer(i):
         try:
@@ -63,10 +65,13 @@ def test_sigterm_finishes_in_flight_writes_and_exits_cleanly(fresh_stack):
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
     for t in threads:
         t.start()
-    time.sleep(0.05)
+    eventually(lambda: len(delivered) == len(threads), 10, what="the writes to reach the daemon")
     assert s.stop_service(signal.SIGTERM) == 0
     for t in threads:
         t.join()
+    answered = [reply for reply in replies.values() if reply is not None]
+    assert all(r["ok"] or r["error"]["code"] == "unavailable" for r in answered), answered
+    assert any(r["ok"] for r in answered), f"no write was served before the daemon stopped: {replies}"
     s.start_service()
     for i, reply in replies.items():
         if reply and reply["ok"]:
@@ -94,7 +99,7 @@ def test_sighup_reloads_the_configuration_instead_of_dying(fresh_stack):
     # a broken configuration is refused and the service keeps the running one
     write_config(s.env, s.port, {**s.memory_config, "session_timeout_minutes": -5})
     s.service.send_signal(signal.SIGHUP)
-    time.sleep(1.5)
+    eventually(lambda: "configuration reload failed" in s.log.read_text(), 10, what="the refusal in the log")
     assert s.service.poll() is None and s.ok("memory.stats", {})["memory_module"] == "recency"
 
 
@@ -113,6 +118,13 @@ def test_systemd_notify_handshake(fresh_stack, tmp_path):
     sock.close()
 
 
+def lock_holder(data_dir):
+    try:
+        return json.loads((data_dir / "memory.lock").read_text())["pid"]
+    except (OSError, ValueError, KeyError):  # not there yet, or being written
+        return None
+
+
 def test_service_waits_for_the_bus(tmp_path):
     """Started before the messagebus, it connects once the bus is up."""
     port = free_port()
@@ -120,8 +132,11 @@ def test_service_waits_for_the_bus(tmp_path):
     service = start_service(env, tmp_path / "service.log")
     bus_proc = bus = None
     try:
+        # its store open (the lock names it), the daemon has come as far as the bus
+        eventually(lambda: service.poll() is not None or lock_holder(tmp_path / "memory") == service.pid, 60,
+                   what="the daemon to open its store")
         time.sleep(2)
-        assert service.poll() is None
+        assert service.poll() is None, (tmp_path / "service.log").read_text()
         bus_proc = start_bus(env)
         bus = connect(port)
         client = MemoryClient(bus)

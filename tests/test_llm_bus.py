@@ -76,10 +76,11 @@ def test_summary_and_facts_arrive_after_the_reply(llm_stack, stub):
 def test_a_hung_endpoint_slows_no_request(llm_stack, stub):
     healthy = [update(llm_stack, "hall", f"question {i}", f"answer {i}") +
                build(llm_stack, "hall", f"question {i}?")[0] for i in range(4)]
+    held = len(stub.held)
     stub.mode = "hung"
     try:
         update(llm_stack, "hall", "These days home is Porto for me", "Nice.")
-        eventually(lambda: stub.mode == "hung" and len(stub.requests) > 0)
+        eventually(lambda: len(stub.held) > held, what="the daemon's call to the hung endpoint")
         hung = [update(llm_stack, "hall", f"more {i}", f"reply {i}") +
                 build(llm_stack, "hall", f"more {i}?")[0] for i in range(4)]
         stats = llm_stack.ok("memory.stats", {"persona_id": "sage"}, session_id="hall")
