@@ -30,10 +30,11 @@ LIST_PAGE = 200
 class LocalStore:
     """The store opened in this process, answering the bus protocol's requests."""
 
-    def __init__(self, config: dict):
+    def __init__(self, config: dict, meaning: bool):
         from ovos_memory_service.engine import MemoryEngine
         self.engine = MemoryEngine(config)
-        self.engine.open(lock_timeout=0)  # StoreLocked: the daemon has it
+        # StoreLocked: the daemon has it. The model loads only for commands that recall by meaning.
+        self.engine.open(lock_timeout=0, semantic="now" if meaning else "off")
         self.config = config
 
     def request(self, msg_type: str, data: dict) -> dict:
@@ -70,12 +71,16 @@ class BusStore:
         self.bus.close()
 
 
-def open_store(ctx: click.Context):
+# requests that recall by meaning: only they load the model in a command
+MEANING = ("memory.recall", "memory.context.build", "memory.admin.reindex")
+
+
+def open_store(ctx: click.Context, meaning: bool):
     """The daemon over the bus if it holds the store, else the store itself."""
     from ovos_memory_service.store import StoreLocked
     config = ctx.obj["config"]
     try:
-        store = LocalStore(config)
+        store = LocalStore(config, meaning)
     except StoreLocked:
         store = BusStore()
     ctx.call_on_close(store.close)
@@ -85,7 +90,8 @@ def open_store(ctx: click.Context):
 def call(ctx: click.Context, msg_type: str, data: dict) -> dict:
     """One request; an error reply becomes a one-line error and exit code 1."""
     if "store" not in ctx.obj:
-        ctx.obj["store"] = open_store(ctx)
+        meaning = msg_type in MEANING or (msg_type == "memory.forget" and data.get("query") is not None)
+        ctx.obj["store"] = open_store(ctx, meaning)
     reply = ctx.obj["store"].request(msg_type, data)
     if not reply.get("ok"):
         error = reply.get("error") or {}
@@ -169,7 +175,10 @@ def stats(ctx, user, as_json):
     for u in reply["users"]:
         table.add_row(u["user_id"], str(u["total"]), *(str(u[k]) for k in KINDS), (u["newest"] or "")[:16])
     console.print(table)
-    console.print(f"semantic recall: {'on, ' + reply['embedding_model'] if reply['semantic_recall'] else 'off (' + str(reply['semantic_error']) + ')'}; "
+    semantic = reply["semantic_recall"]
+    semantic = (f"on, {reply['embedding_model']}" if semantic is True else semantic if isinstance(semantic, str)
+                else f"off ({reply['semantic_error']})")
+    console.print(f"semantic recall: {semantic}; "
                   f"vectors: {reply['vectors']}; pending jobs: {reply['pending_jobs']} ({reply['llm_jobs']} for an LLM); "
                   f"last background error: {reply['last_background_error'] or 'none'}")
 

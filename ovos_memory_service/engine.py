@@ -49,6 +49,9 @@ class MemoryEngine(Upkeep):
         self.reader: Optional[StoreReader] = None
         self.personas: Optional[PersonaRegistry] = None
         self.background: Optional[Background] = None
+        self.semantic_loading = False  # the model and the vectors load in the background
+        self.semantic_off = False  # not loaded on purpose (a command that needs no meaning)
+        self._loader: Optional[threading.Thread] = None
         self._last_purge = 0.0
         # (session_id, role, normalized text) -> until when: lines the voice skill
         # said, and the commands it handled, that are not memories
@@ -61,19 +64,29 @@ class MemoryEngine(Upkeep):
         self.storage_error: Optional[dict] = None
 
     # ----------------------------------------------------------------- life
-    def open(self, lock_timeout: Optional[float] = 30, holder: str = "cli"):
+    def open(self, lock_timeout: Optional[float] = 30, holder: str = "cli", semantic: str = "now"):
         """Open the store (``lock_timeout`` None: wait for ever for another
-        process to let go; ``holder`` "daemon" or "cli")."""
+        process to let go; ``holder`` "daemon" or "cli"). ``semantic``: load
+        the model and the vectors "now", in the "background" (the daemon: it
+        answers at once, with keyword recall until they are loaded), or "off"
+        (commands that never recall by meaning)."""
         self.store = open_store(self.config, lock_timeout, holder)
         self.reader = StoreReader(self.store, self.config)
         PersonaRegistry.check(self.config, self.reader)
         self.personas = PersonaRegistry(self.store, self.reader, self.config)
         self.background = Background(self.store, self.personas, self.config)
         self.background.start()
-        if self.config["embeddings"].get("enabled", True):
-            self._open_semantic()
-        else:
+        if not self.config["embeddings"].get("enabled", True):
             self.reader.semantic_error = "semantic recall is disabled in the configuration"
+        elif semantic == "off":
+            self.semantic_off = True
+            self.reader.semantic_error = "the model is not loaded by this command (the daemon loads it)"
+        elif semantic == "background":
+            self.semantic_loading = True
+            self._loader = threading.Thread(target=self._open_semantic, name="memory-model-loader", daemon=True)
+            self._loader.start()
+        else:
+            self._open_semantic()
 
     def _open_semantic(self):
         """Load the model and the vector index; without them, keyword recall only."""
@@ -87,13 +100,18 @@ class MemoryEngine(Upkeep):
         except (EmbeddingsUnavailable, ValueError) as e:
             LOG.warning(f"semantic recall unavailable, keyword recall only: {e}")
             self.reader.semantic_error = str(e)
+            self.semantic_loading = False
             return
         self.reader.queries = QueryVectors(embedder)
         self.reader.semantic_error = None
         self.background.start_embedding(EmbeddingWorker(self.store, embedder, settings.get("batch_size", 16),
                                                         self.config["vector_compact_minutes"]))
+        self.semantic_loading = False
+        LOG.info(f"semantic recall ready: {embedder.name}")
 
     def close(self):
+        if self._loader is not None:
+            self._loader.join()  # the model and the vector files, loaded or not
         if self.background is not None:
             self.background.stop()
         if self.personas is not None:

@@ -63,7 +63,7 @@ class MemoryService:
         self.status.set_started()
         while True:  # the store's lock: ovos-memory may be importing into it
             try:
-                self.engine.open(lock_timeout=5, holder="daemon")
+                self.engine.open(lock_timeout=5, holder="daemon", semantic="background")
                 break
             except StoreLocked as e:
                 if e.holder == "daemon":

@@ -79,7 +79,8 @@ class Upkeep:
         return {
             "backends_loaded": self.personas.loaded(),
             "recall": ["lexical", "semantic"] if semantic else ["lexical"],
-            "semantic_recall": semantic,
+            "semantic_recall": ("loading" if self.semantic_loading else "not loaded" if self.semantic_off
+                                else semantic),
             "semantic_error": self.reader.semantic_error,
             "embedding_model": background.embedding.embedder.name if background.embedding else None,
             "vectors": self.store.vector_count(),

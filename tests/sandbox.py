@@ -127,9 +127,16 @@ class Stack:
         return Path(self.memory_config["data_dir"])
 
     def start_service(self, wait=True):
+        """Start the daemon; with ``wait``, until it is ready and its model loaded
+        (it answers before, by keywords: tests/test_store_work.py)."""
         self.service = start_service(self.env, self.log)
         if wait:
             wait_ready(self.client)
+            deadline = time.monotonic() + 60
+            while self.ok("memory.stats")["semantic_recall"] == "loading":
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the daemon's model did not load")
+                time.sleep(0.1)
         return self.service
 
     def stop_service(self, sig=signal.SIGTERM) -> int:

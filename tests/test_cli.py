@@ -47,7 +47,8 @@ def test_stats_list_and_search_with_the_daemon_stopped(filled):
     users = {u["user_id"]: u for u in stats["users"]}
     assert users["default"]["turn"] == 2 and users["default"]["fact"] == 1 and users["ana"]["turn"] == 2
     assert users["ana"]["preference"] == 1  # "I hate coriander", learnt in the background
-    assert stats["semantic_recall"] is True and stats["vectors"] == sum(u["total"] for u in users.values())
+    # stats never loads the model; the vectors are counted from their files
+    assert stats["semantic_recall"] == "not loaded" and stats["vectors"] == sum(u["total"] for u in users.values())
     listed = json.loads(ok(filled, "list", "--json"))
     assert listed["total"] == 3 and listed["memories"][0]["content"] == "I am allergic to peanuts"
     assert json.loads(ok(filled, "list", "--json", "--user", "ana", "--persona", "chef"))["total"] == 3

@@ -142,3 +142,59 @@ def test_forgetting_everything_leaves_no_trace_of_the_user_in_the_keyword_index(
     check = sqlite3.connect(tmp_path / "memory" / "memory.db")
     assert check.execute("SELECT count(*) FROM users WHERE user_id = 'ana-maria'").fetchone()[0] == 0
     assert check.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH '4417'").fetchone()[0] == 0
+
+
+def test_the_daemon_answers_while_the_model_loads(make_engine, monkeypatch):
+    """Loading in the background: stats say "loading", builds and recalls answer
+    by keywords meanwhile, and semantic recall joins once the model is there."""
+    from ovos_memory_service.vectors import embedder as embedder_module
+    first = make_engine()
+    sc = scope()
+    exchange(first, sc, "My dog is called Rex", "What a nice name")
+    first.wait_idle()
+    first.close()
+    loading, release = threading.Event(), threading.Event()
+    real = embedder_module.load_embedder
+
+    def slow_load(*args, **kwargs):
+        loading.set()
+        assert release.wait(60)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(embedder_module, "load_embedder", slow_load)
+    from ovos_memory_service.engine import MemoryEngine
+    engine = MemoryEngine(first.config)
+    engine.open(semantic="background")
+    try:
+        assert loading.wait(30)
+        assert engine.stats(sc)["semantic_recall"] == "loading"
+        assert [m.content for m in engine.recall(sc, "dog Rex", kinds=["turn"])] == ["My dog is called Rex"]
+        release.set()
+        from tests.helpers import eventually
+        eventually(lambda: engine.stats(sc)["semantic_recall"] is True, what="the model")
+        found = engine.recall(sc, "what is the name of my pet?", kinds=["turn"], threshold=0)
+        assert found[0].content == "My dog is called Rex"
+    finally:
+        release.set()
+        engine.close()
+
+
+def test_forgetting_without_the_model_removes_the_vectors_too(make_engine, tmp_path):
+    """A command that never loads the model (forget --id) still takes the
+    forgotten memory's vector out of the vector files."""
+    from ovos_memory_service.engine import MemoryEngine
+    first = make_engine()
+    sc = scope()
+    ids = exchange(first, sc, "my bank pin hint is the lighthouse", "understood")["ids"]
+    first.wait_idle()
+    assert first.stats(sc)["vectors"] == 2
+    first.close()
+    cli_like = MemoryEngine(first.config)
+    cli_like.open(semantic="off")
+    cli_like.forget(sc, ids=ids)
+    cli_like.close()
+    again = MemoryEngine(first.config)
+    again.open()
+    try:
+        assert again.stats(sc)["vectors"] == 0
+    finally:
+        again.close()

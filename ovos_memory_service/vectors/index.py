@@ -31,7 +31,7 @@ import warnings
 from collections import OrderedDict
 from datetime import timedelta
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def sql_string(value: str) -> str:
 
 
 class VectorIndex:
-    def __init__(self, folder: Path, dim: int):
+    def __init__(self, folder: Path, dim: Optional[int]):
         from ovos_memory_service.vectors.embedder import tune_malloc
         tune_malloc()
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
@@ -60,6 +60,12 @@ class VectorIndex:
         if os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and pa.default_memory_pool().backend_name != "system":
             pa.set_memory_pool(pa.system_memory_pool())  # pyarrow was loaded before
         self.pa = pa
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.session = lancedb.Session(index_cache_size_bytes=LANCE_CACHE_BYTES,
+                                       metadata_cache_size_bytes=LANCE_CACHE_BYTES)
+        self.db = lancedb.connect(str(folder), session=self.session)
+        if dim is None:  # the vectors there, whatever model made them (to delete some)
+            dim = self.db.open_table(TABLE).schema.field("vector").type.list_size
         self.dim = dim
         self.schema = pa.schema([
             pa.field("seq", pa.int64()),          # the memory's rowid in SQLite
@@ -67,10 +73,6 @@ class VectorIndex:
             pa.field("user_id", pa.string()),
             pa.field("vector", pa.list_(pa.float32(), dim)),
         ])
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.session = lancedb.Session(index_cache_size_bytes=LANCE_CACHE_BYTES,
-                                       metadata_cache_size_bytes=LANCE_CACHE_BYTES)
-        self.db = lancedb.connect(str(folder), session=self.session)
         self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
         if self.table.schema.field("vector").type.list_size != dim:
             raise ValueError(f"the vector index was built with another model; run a reindex "

@@ -102,10 +102,21 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     # ----------------------------------------------------------- vectors
     def open_vectors(self, dim: int):
         from ovos_memory_service.vectors.index import COMPACT_WRITES, VectorIndex
-        vectors = VectorIndex(self.directory / "vectors", dim)
-        if vectors.writes >= COMPACT_WRITES:
-            vectors.compact()
-        self._vectors = vectors
+        with self._lock:
+            if self._vectors is not None and self._vectors.dim == dim:
+                return  # opened already, to delete from
+            vectors = VectorIndex(self.directory / "vectors", dim)
+            if vectors.writes >= COMPACT_WRITES:
+                vectors.compact()
+            self._vectors = vectors
+
+    def _vector_files(self):
+        """The vector index, opened from its files if the model is not loaded
+        (yet, or in this command): what is forgotten leaves them too."""
+        from ovos_memory_service.vectors.index import TABLE, VectorIndex
+        if self._vectors is None and (self.directory / "vectors" / f"{TABLE}.lance").exists():
+            self._vectors = VectorIndex(self.directory / "vectors", None)
+        return self._vectors
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
         with self._lock:
@@ -134,7 +145,8 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         return True
 
     def vector_count(self) -> int:
-        return self._vectors.count() if self._vectors is not None else 0
+        vectors = self._vector_files()
+        return vectors.count() if vectors is not None else 0
 
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
                 exclude: Exclude = Exclude()) -> List[dict]:

@@ -114,7 +114,8 @@ class Admin:
     def compact(self):
         with self._lock:
             self._scrub()
-            if self._vectors is not None:
-                self._vectors.purge()
+            vectors = self._vector_files()
+            if vectors is not None:
+                vectors.purge()
             self.db.execute("VACUUM")
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

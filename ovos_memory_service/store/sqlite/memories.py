@@ -119,9 +119,10 @@ class MemoryRows:
 
     def _forget_files(self, ids: List[str]):
         """Once the rows are gone: their vectors, and what the files still hold of them."""
-        if self._vectors is not None:
-            self._vectors.delete(ids)
-            self._vectors.purge()
+        vectors = self._vector_files()
+        if vectors is not None:
+            vectors.delete(ids)
+            vectors.purge()
         self._scrub()
 
     # ----------------------------------------------------------- visible
