@@ -42,12 +42,15 @@ class LLMWorker(QueueWorker):
         job = claimed[0]
         task = job.queue[len("llm_"):]
         backend = self.personas.llm_tasks(job.persona_id or None).get(task)
-        work = None
-        if backend is not None:
-            work = (self._exchange if task == "facts" else self._fold)(job, backend)
-        if work is None:  # nothing (more) to do, or the persona no longer wants it
-            self.store.finish([job.id])
-            return True
+        # read and decide in one transaction: turns stored meanwhile, which find
+        # this job queued and add none, wait for it to end
+        with self.store.transaction():
+            work = None
+            if backend is not None:
+                work = (self._exchange if task == "facts" else self._fold)(job, backend)
+            if work is None:  # nothing (more) to do, or the persona no longer wants it
+                self.store.finish([job.id])
+                return True
         messages, max_tokens, finish = work
         try:
             reply, error = backend.client.complete(messages, max_tokens), None
