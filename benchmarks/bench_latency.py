@@ -1,8 +1,10 @@
-"""Latency of ``memory.context.build`` and ``memory.history.update``.
+"""Latency of ``memory.context.build``, ``memory.recall`` and ``memory.history.update``
+against the size of the store.
 
-Each operation is timed three ways, at each store size (stored turns):
+Each operation is timed three ways, at each store size (stored turns, spread
+over ``--users`` users):
 
-- ``in-process``: ``MemoryEngine.build_context`` / ``MemoryEngine.update_history``
+- ``in-process``: ``MemoryEngine.build_context`` / ``recall`` / ``update_history``
   called directly: the service's own time, no bus.
 - ``bus``: the same request sent with ``MemoryClient`` through a real
   ``python -m ovos_messagebus`` to the real service subprocess (``tests.sandbox.Stack``).
@@ -10,19 +12,31 @@ Each operation is timed three ways, at each store size (stored turns):
   responder subprocess on the same bus that only replies ``{"request_id", "ok"}``:
   the cost of the bus hop alone. Bus and echo samples are interleaved.
 
-The store is pre-filled in-process with generated conversations (fixed seed,
-several users and sessions, sentences built from small topic word lists, so the
-FTS keyword search has real work), then copied, so every transport starts from
-exactly the same store. Builds use utterances that share words with the stored
-turns; each update stores one ``[user, assistant]`` pair, as ovos-persona
-0.9.0a35 does. The persona backend is the default (hybrid: the recent window,
-keyword and semantic recall, fused), and every pre-filled turn is embedded
-before timing starts. Everything runs in a temporary HOME/XDG sandbox.
+The stored conversations are generated (fixed seed; each user talks mostly
+about three favourite topics; sentences built from small topic word lists, so
+the keyword search has real work) from a pool of ``--pool`` distinct sentences,
+over 90 days ending a day ago. ``--fill import`` (the default) stores them
+through the store's import path (``Store.import_rows``) and gives every turn
+the vector of its sentence, embedded once with the real model
+(benchmarks/latency_store.py: the import's embedding jobs are claimed and
+completed with ``Store.save_vectors``, as the worker does); ``--fill update``
+sends every conversation through ``update_history`` and lets the real worker
+embed it (far slower at the large sizes). Filled stores are cached under ``--cache-dir``.
+Then every user gets a conversation going on now (two exchanges in session
+``<user>-kitchen``, through ``update_history``, embedded by the worker), the
+total being exactly the size, and the store is copied, so every transport starts
+from the same store, with nothing queued and every memory embedded.
+
+Each sample asks as a user picked at random: builds and recalls use utterances
+on the user's own topics; each update stores one ``[user, assistant]`` pair, as
+ovos-persona 0.9.0a35 does. The persona backend is the default (hybrid: the
+recent window, keyword and semantic recall, fused). Everything runs in a
+temporary HOME/XDG sandbox. The plot (``--plot``) needs matplotlib (``.[bench]``).
 
 Run from the repository root:
 
-    python benchmarks/bench_latency.py                       # 300 samples, 1k and 10k turns
-    python benchmarks/bench_latency.py --samples 50 --sizes 1000
+    python benchmarks/bench_latency.py                        # 1k, 10k, 100k, 300k turns, 50 users
+    python benchmarks/bench_latency.py --samples 20 --sizes 500,2000 --no-plot
 """
 import os
 import sys
@@ -33,10 +47,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.isolation import isolate  # noqa: E402
 
 if sys.argv[1:2] != ["--echo"]:  # the echo child inherits the Stack's sandbox
+    import atexit
+    import shutil
     _ROOT = tempfile.mkdtemp(prefix="ovos-memory-bench-")
+    atexit.register(shutil.rmtree, _ROOT, True)  # also after --help or a usage error
     isolate(_ROOT)
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -46,17 +64,23 @@ import time  # noqa: E402
 import uuid  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from ovos_memory_service.config import build_config  # noqa: E402
-from ovos_memory_service.engine import MemoryEngine  # noqa: E402
-from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.wire import iso_time, parse_messages  # noqa: E402
-from tests.sandbox import Stack, connect, stop  # noqa: E402
+from ovos_utils.log import LOG  # noqa: E402
 
+from ovos_memory_service.scope import Scope  # noqa: E402
+from ovos_memory_service.wire import parse_messages  # noqa: E402
+from tests.sandbox import Stack, connect, stop, wait_ready  # noqa: E402
+
+from benchmarks import latency_store as filled  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
 SEED = 1234
 LANG = "en-us"
-USERS = ["alice", "bob", "carol", "dave", "erin"]
 DEVICES = ["kitchen", "car", "phone"]
-BENCH_USER, BENCH_SESSION = "alice", "alice-kitchen"  # the scope that builds and updates
+LIVE_DEVICE = "kitchen"  # each user's conversation going on now, and the session every sample asks in
+LIVE_PAIRS = 2           # exchanges in it
+DAY = 86400
+OPS = {"build": "memory.context.build", "recall": "memory.recall", "update": "memory.history.update"}
+TRANSPORTS = ("in-process", "bus")
 TOPICS = {
     "cooking": ["pasta", "tomato", "garlic", "oven", "recipe", "basil", "risotto", "lasagna", "soup", "bread"],
     "travel": ["lisbon", "flight", "hotel", "train", "passport", "beach", "museum", "porto", "luggage", "ticket"],
@@ -106,70 +130,205 @@ def scope_of(user: str, session: str) -> Scope:
     return Scope(user_id=user, session_id=session, lang=LANG)
 
 
-def conversations(rng: random.Random, turns: int):
-    """(scope, messages) pairs holding ``turns`` turns in all, oldest first,
-    spread over 90 days; the last one, for the bench scope, ended a minute ago."""
-    favourite = {u: rng.sample(list(TOPICS), 3) for u in USERS}
-    last_pairs = min(6, turns // 2)
-    convs, budget = [], turns // 2 - last_pairs
-    while budget > 0:
-        user = rng.choice(USERS)
-        pairs = min(budget, rng.randint(2, 8))
-        topic = rng.choice(favourite[user])
-        msgs = [m for _ in range(pairs) for m in exchange(rng, topic)]
-        convs.append((scope_of(user, f"{user}-{rng.choice(DEVICES)}"), msgs))
-        budget -= pairs
-    topic = favourite[BENCH_USER][0]
-    convs.append((scope_of(BENCH_USER, BENCH_SESSION),
-                  [m for _ in range(last_pairs) for m in exchange(rng, topic)]))
-    now, span = time.time(), 90 * 86400
-    step = span / len(convs)
-    for i, (_, msgs) in enumerate(convs):
-        start = now - span + i * step if i < len(convs) - 1 else now - 60 - 30 * len(msgs)
-        for j, m in enumerate(msgs):
-            m["created_at"] = iso_time(start + 30 * j)
-    return convs
+def asking(user: str) -> Scope:
+    return scope_of(user, f"{user}-{LIVE_DEVICE}")
 
 
-def prefill(directory: Path, turns: int):
-    engine = MemoryEngine(build_config({"data_dir": str(directory)}))
-    engine.open()
-    try:
-        for scope, msgs in conversations(random.Random(SEED), turns):
-            engine.update_history(scope, parse_messages(msgs))
-        engine.wait_idle(timeout=3600)  # measure with every turn embedded
-        return sum(n for _, kind, n, _ in engine.store.users_overview() if kind == "turn")
-    finally:
-        engine.close()
+def user_names(n: int) -> list:
+    return [f"user{i:02d}" for i in range(n)]
 
 
-def workload(samples: int):
-    """Build utterances and update exchanges, the same for every transport."""
-    rng = random.Random(SEED + 1)
-    utterances = [sentence(rng, USER_LINES, rng.choice(list(TOPICS))) for _ in range(samples)]
-    updates = [exchange(rng, rng.choice(list(TOPICS))) for _ in range(samples)]
-    return utterances, updates
+def favourites(users, seed: int) -> dict:
+    """Each user's three topics: what they talk about, and what they ask about."""
+    rng = random.Random(seed + 2)
+    return {u: rng.sample(list(TOPICS), 3) for u in users}
+
+
+def sentence_pool(size: int, seed: int) -> dict:
+    """(role, topic) -> distinct sentences of that speaker on that topic,
+    about ``size`` in all: what stored turns say (each pooled sentence is
+    embedded once)."""
+    rng = random.Random(seed + 3)
+    per = max(1, size // (2 * len(TOPICS)))
+    pool, seen = {}, set()
+    for topic in TOPICS:
+        for role, templates in (("user", USER_LINES), ("assistant", ASSISTANT_LINES)):
+            texts, tries = [], 0
+            while len(texts) < per and tries < 100 * per:
+                text = sentence(rng, templates, topic)
+                if (role, text) not in seen:
+                    seen.add((role, text))
+                    texts.append(text)
+                tries += 1
+            pool[(role, topic)] = texts
+    return pool
+
+
+def pool_items(pool: dict) -> list:
+    """The distinct (role, text) pairs of the pool."""
+    return [(role, text) for (role, _), texts in pool.items() for text in texts]
+
+
+def history_plan(rng: random.Random, pairs: int, users, favourite) -> list:
+    """(user, session, topic, pairs) of the stored conversations, oldest first:
+    users take turns (in a shuffled order each round), so each has its share."""
+    plan, order = [], []
+    while pairs > 0:
+        if not order:
+            order = rng.sample(list(users), len(users))
+        user = order.pop()
+        n = min(pairs, rng.randint(2, 8))
+        plan.append((user, f"{user}-{rng.choice(DEVICES)}", rng.choice(favourite[user]), n))
+        pairs -= n
+    return plan
+
+
+def history(rng: random.Random, plan, pool: dict, now: float, new_id):
+    """The planned conversations (filled.Conversation), spread over the 90
+    days that ended a day ago: none of them is going on when timing starts."""
+    step = 90 * DAY / max(1, len(plan))
+    for i, (user, session, topic, pairs) in enumerate(plan):
+        start = now - 91 * DAY + i * step
+        roles = ["user", "assistant"] * pairs
+        yield (scope_of(user, session), new_id(),
+               [(role, rng.choice(pool[(role, topic)]), start + 30 * j) for j, role in enumerate(roles)])
+
+
+def live(users, favourite, pool: dict, seed: int, now: float):
+    """Every user's conversation going on now: LIVE_PAIRS exchanges ending a minute ago."""
+    rng = random.Random(seed + 5)
+    roles = ["user", "assistant"] * LIVE_PAIRS
+    start = now - 60 - 30 * len(roles)
+    for user in users:
+        topic = favourite[user][0]
+        yield asking(user), "", [(role, rng.choice(pool[(role, topic)]), start + 30 * j)
+                                 for j, role in enumerate(roles)]
+
+
+def workload(samples: int, users, favourite, seed: int) -> dict:
+    """op -> [(user, utterance, query or exchange)], the same for every
+    transport and size; each sample asks as a user picked at random, about
+    one of that user's topics."""
+    rng = random.Random(seed + 1)
+
+    def ask():
+        user = rng.choice(users)
+        return user, sentence(rng, USER_LINES, rng.choice(favourite[user]))
+
+    builds = [ask() for _ in range(samples)]
+    recalls = [ask() for _ in range(samples)]
+    updates = []
+    for _ in range(samples):
+        user = rng.choice(users)
+        updates.append((user, exchange(rng, rng.choice(favourite[user]))))
+    return {"build": builds, "recall": recalls, "update": updates}
+
+
+# ---------------------------------------------------------------- stores
+class Stores:
+    """The filled store of each size (cached), and the template each run copies."""
+
+    def __init__(self, args, users, favourite):
+        self.args, self.users, self.favourite = args, users, favourite
+        self.pool = sentence_pool(args.pool, args.seed)
+        self.items = pool_items(self.pool)
+        self.vectors = None
+        self.cache = None if args.no_cache else Path(args.cache_dir)
+
+    def describe(self) -> str:
+        if self.args.fill == "import":
+            how = (f"filled through the import path (Store.import_rows) with precomputed vectors from a "
+                   f"pool of {len(self.items)} sentences (each embedded once with the real model; "
+                   "each turn gets its sentence's vector through Store.save_vectors)")
+        else:
+            how = (f"filled through update_history, every turn embedded by the real worker "
+                   f"(sentences from a pool of {len(self.items)})")
+        learnt = ("turns only, nothing learnt from them" if self.args.fill == "import"
+                  else "with whatever the fact rules learnt from them")
+        return (f"{how}; {learnt}; {len(self.users)} users; then a "
+                f"conversation going on now per user ({2 * LIVE_PAIRS} turns, through update_history)")
+
+    def live_turns(self) -> int:
+        return len(self.users) * 2 * LIVE_PAIRS
+
+    def _pool_vectors(self, engine):
+        if self.vectors is None:
+            started = time.perf_counter()
+            self.vectors = filled.embed_pool(engine, self.items)
+            print(f"  embedded the pool of {len(self.items)} sentences in "
+                  f"{time.perf_counter() - started:.1f} s", flush=True)
+        return self.vectors
+
+    def _fill(self, size: int, folder: Path) -> dict:
+        rng = random.Random(self.args.seed * 1_000_003 + size)
+        ids = random.Random(self.args.seed * 1_000_033 + size)
+
+        def new_id():
+            return uuid.UUID(int=ids.getrandbits(128)).hex
+
+        plan = history_plan(rng, (size - self.live_turns()) // 2, self.users, self.favourite)
+        conversations = history(rng, plan, self.pool, time.time(), new_id)
+        log = lambda line: print(line, flush=True)  # noqa: E731
+        if self.args.fill == "import":
+            return filled.fill_by_import(folder, conversations, new_id, self._pool_vectors, log)
+        return filled.fill_by_update(folder, conversations, log)
+
+    def template(self, size: int, work: Path) -> dict:
+        """A copy of the filled store of ``size`` turns with the live
+        conversations added, in ``work``/template; what it holds."""
+        key = (f"{self.args.fill}-turns{size}-users{len(self.users)}-seed{self.args.seed}"
+               f"-pool{self.args.pool}-v{filled.FILL_VERSION}")
+        started = time.perf_counter()
+        store, manifest, cached = filled.cached_store(self.cache, key, lambda f: self._fill(size, f),
+                                                      self.args.refill, work / "fill")
+        if cached:
+            print(f"  stored history from the cache ({store.parent}, filled in "
+                  f"{manifest['filled_in_s']} s on {manifest['filled_at']})", flush=True)
+        else:
+            print(f"  history filled in {time.perf_counter() - started:.1f} s"
+                  + (f", cached in {store.parent}" if self.cache else ""), flush=True)
+        started = time.perf_counter()
+        template = work / "template"
+        shutil.copytree(store, template)
+        state = filled.add_live(template, live(self.users, self.favourite, self.pool, self.args.seed,
+                                               time.time()))
+        if state["model"] != manifest["model"]:
+            raise RuntimeError(f"the cached store was embedded with {manifest['model']}, the model is now "
+                               f"{state['model']}: run with --refill")
+        print(f"  copied, live conversations added and checked in {time.perf_counter() - started:.1f} s: "
+              f"{state['turns']} turns of {state['users']} users, {state['memories']} memories, "
+              f"{state['vectors']} vectors, nothing queued", flush=True)
+        if cached is False and self.cache is None:
+            shutil.rmtree(work / "fill", ignore_errors=True)
+        return {"path": template, **state}
 
 
 # --------------------------------------------------------------- timing
-def timed(fn) -> float:
+def timed(fn):
     start = time.perf_counter()
-    fn()
-    return (time.perf_counter() - start) * 1000
+    out = fn()
+    return (time.perf_counter() - start) * 1000, out
 
 
-def in_process(directory: Path, utterances, updates, warmup: int) -> dict:
-    engine = MemoryEngine(build_config({"data_dir": str(directory)}))
-    engine.open()
-    scope = scope_of(BENCH_USER, BENCH_SESSION)
+def in_process(directory: Path, work: dict, warmup: int, threshold=None) -> dict:
+    engine = filled.open_engine(directory)
     try:
-        for u in utterances[:warmup]:
-            engine.build_context(scope, u)
-        build = [timed(lambda: engine.build_context(scope, u)) for u in utterances]
-        recalled = statistics.mean(len(engine.build_context(scope, u).memories) for u in utterances)
-        update = [timed(lambda: engine.update_history(scope, parse_messages(m), uuid.uuid4().hex))
-                  for m in updates]
-        return {"build": build, "update": update, "recalled": recalled}
+        filled.check_filled(engine, None)  # every memory embedded, nothing queued
+        calls = {
+            "build": lambda user, text: len(engine.build_context(asking(user), text).memories),
+            "recall": lambda user, text: len(engine.recall(asking(user), text, threshold=threshold)),
+            "update": lambda user, msgs: engine.update_history(
+                asking(user), parse_messages(msgs), uuid.uuid4().hex)["stored"],
+        }
+        times, found = {}, {}
+        for op, samples in work.items():
+            call = calls[op]
+            for user, x in samples[:warmup]:
+                call(user, x)
+            cell = [timed(lambda: call(user, x)) for user, x in samples]
+            times[op] = [ms for ms, _ in cell]
+            found[op] = statistics.mean(n for _, n in cell)
+        return {"times": times, "found": found}
     finally:
         engine.close()
 
@@ -182,42 +341,62 @@ def echo_responder(port: int):
     threading.Event().wait()  # until SIGTERM
 
 
-def over_bus(root: Path, template: Path, utterances, updates, warmup: int) -> dict:
-    times = {"build": [], "update": [], "echo build": [], "echo update": []}
+def over_bus(root: Path, template: dict, work: dict, warmup: int, ready_timeout: float,
+             threshold=None) -> dict:
+    times = {}
+    found = {}
     stack = Stack(root)
     echo = None
     try:
-        shutil.copytree(template, stack.data_dir)
-        stack.start_service()
+        shutil.copytree(template["path"], stack.data_dir)
+        stack.start_service(wait=False)
+        wait_ready(stack.client, timeout=ready_timeout)
         echo = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--echo", str(stack.port)],
                                 env=stack.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        context = {"session": {"session_id": BENCH_SESSION, "lang": LANG}}
 
-        def call(msg_type, data, timeout=30):
-            reply = stack.client.request(msg_type, data, context, timeout=timeout)
+        def call(msg_type, user, data, timeout=120):
+            context = {"session": {"session_id": asking(user).session_id, "lang": LANG}}
+            reply = stack.client.request(msg_type, {**data, "user_id": user}, context, timeout=timeout)
             if reply.get("ok") is not True:
                 raise RuntimeError(f"{msg_type} failed: {reply}")
+            return reply
 
+        first = work[next(iter(work))][0][0]
         deadline = time.monotonic() + 15
         while True:  # the echo child is up once it answers
             try:
-                call("bench.echo", {}, timeout=0.5)
+                call("bench.echo", first, {}, timeout=0.5)
                 break
             except TimeoutError:
                 if time.monotonic() > deadline:
                     raise
-        jobs = [("build", "memory.context.build",
-                 [{"utterance": u, "user_id": BENCH_USER} for u in utterances]),
-                ("update", "memory.history.update",
-                 [{"messages": m, "user_id": BENCH_USER} for m in updates])]
-        for name, msg_type, requests in jobs:
-            for data in requests[:warmup]:
-                call(msg_type, dict(data))
-                call("bench.echo", dict(data))
-            for data in requests:  # interleaved, so drift hits both alike
-                times[name].append(timed(lambda: call(msg_type, dict(data))))
-                times["echo " + name].append(timed(lambda: call("bench.echo", dict(data))))
-        return times
+        deadline = time.monotonic() + ready_timeout
+        while True:  # semantic recall loaded, the same store as in-process
+            stats = call("memory.stats", first, {})
+            if (stats.get("semantic_recall") is True and stats["vectors"] == template["vectors"]
+                    and stats["pending_jobs"] - stats["llm_jobs"] == 0):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the service is not ready to measure: {stats}")
+            time.sleep(0.2)
+        chosen = {} if threshold is None else {"threshold": threshold}
+        fields = {"build": lambda x: {"utterance": x}, "recall": lambda x: {"query": x, **chosen},
+                  "update": lambda x: {"messages": x}}
+        counted = {"build": lambda r: len(r.get("memories", [])), "recall": lambda r: len(r["memories"]),
+                   "update": lambda r: r["stored"]}
+        for op, samples in work.items():
+            requests = [(user, fields[op](x)) for user, x in samples]
+            for user, data in requests[:warmup]:
+                call(OPS[op], user, data)
+                call("bench.echo", user, data)
+            times[op], times["echo " + op], counts = [], [], []
+            for user, data in requests:  # interleaved, so drift hits both alike
+                ms, reply = timed(lambda: call(OPS[op], user, data))
+                times[op].append(ms)
+                counts.append(counted[op](reply))
+                times["echo " + op].append(timed(lambda: call("bench.echo", user, data))[0])
+            found[op] = statistics.mean(counts)
+        return {"times": times, "found": found}
     finally:
         if echo is not None:
             stop(echo)
@@ -233,53 +412,183 @@ def p95(xs):
     return statistics.quantiles(xs, n=100, method="inclusive")[94]
 
 
-def report(results: dict):
+def cells(results: dict):
+    """(op, transport, size, samples) of every measured cell."""
+    for op in OPS:
+        for transport, where, key in (("in-process", "in-process", op), ("bus", "bus", op),
+                                      ("echo-on-bus", "bus", "echo " + op)):
+            for size, res in results.items():
+                xs = res.get(where, {}).get("times", {}).get(key)
+                if xs:
+                    yield op, transport, size, xs
+
+
+def report(results: dict, description: str):
+    print(f"\nstores: {description}")
     header = f"{'operation':<22} {'transport':<12} {'turns':>7} {'samples':>7} {'p50 ms':>8} {'p95 ms':>8}"
     print("\n" + header + "\n" + "-" * len(header))
-    ops = [("build", "memory.context.build"), ("update", "memory.history.update")]
-    for name, op in ops:
-        for transport, where, key in (("in-process", "local", name), ("bus", "bus", name),
-                                      ("echo-on-bus", "bus", "echo " + name)):
-            for size, res in results.items():
-                xs = res[where][key]
-                print(f"{op:<22} {transport:<12} {size:>7} {len(xs):>7} {p50(xs):>8.2f} {p95(xs):>8.2f}")
+    for op, transport, size, xs in cells(results):
+        print(f"{OPS[op]:<22} {transport:<12} {size:>7} {len(xs):>7} {p50(xs):>8.2f} {p95(xs):>8.2f}")
+
+    def pair(xs):
+        return f"{p50(xs):.1f} / {p95(xs):.1f}" if xs else "-"
+
+    columns = [(op, transport) for op in OPS for transport in TRANSPORTS
+               if any(results[s].get(transport, {}).get("times", {}).get(op) for s in results)]
+    if not columns:
+        return
+    print("\nside by side, p50 / p95 ms (echo: every bare echo of the size's bus cells):")
+    titles = [f"{op} {transport}" for op, transport in columns] + ["echo on the bus"]
+    print("| turns | " + " | ".join(titles) + " |\n|---|" + "---|" * len(titles))
+    for size, res in results.items():
+        row = [pair(res.get(t, {}).get("times", {}).get(op)) for op, t in columns]
+        echoes = [x for k, xs in res.get("bus", {}).get("times", {}).items() if k.startswith("echo ") for x in xs]
+        print(f"| {size:,} | " + " | ".join(row + [pair(echoes)]) + " |")
+    print("\nmean memories returned (build: injected; recall: above the threshold):")
+    for size, res in results.items():
+        parts = [f"{op} {t} {res[t]['found'][op]:.1f}" for t in TRANSPORTS if t in res
+                 for op in ("build", "recall") if op in res[t]["found"]]
+        print(f"  {size:>7} turns: " + ", ".join(parts))
+    if not any("bus" in res for res in results.values()):
+        return
     print("\nmedian ratio bus / echo-on-bus (the difference is what the service adds for a caller;"
           "\nwork done while a reply waits on the bus's Nagle/delayed-ACK timer hides in that wait,"
           "\nso it can be smaller than the in-process time):")
-    for name, op in ops:
+    for op in OPS:
         for size, res in results.items():
-            bus, echo = res["bus"][name], res["bus"]["echo " + name]
-            print(f"  {op:<22} {size:>7} turns: {p50(bus) / p50(echo):5.2f}x  "
+            times = res.get("bus", {}).get("times", {})
+            if op not in times:
+                continue
+            bus, echo = times[op], times["echo " + op]
+            print(f"  {OPS[op]:<22} {size:>7} turns: {p50(bus) / p50(echo):5.2f}x  "
                   f"(bus {p50(bus):.2f} ms, echo {p50(echo):.2f} ms, "
                   f"difference {p50(bus) - p50(echo):.2f} ms)")
+
+
+def plot(results: dict, path: Path, subtitle: str):
+    """Latency against store size (log x, log y), one panel per read operation."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib import ticker
+    except ImportError:
+        print(f"\nno plot: matplotlib is not installed (pip install '.[bench]'), {path} not written")
+        return
+    measured = {}
+    for op, transport, size, xs in cells(results):
+        measured.setdefault(op, {}).setdefault(transport, []).append((size, p50(xs), p95(xs)))
+    ops = [op for op in ("build", "recall") if op in measured]
+    if not ops:
+        print("\nno plot: neither builds nor recalls were measured")
+        return
+    fig, axes = plt.subplots(1, len(ops), figsize=(6.4 * len(ops), 4.8), sharey=True, squeeze=False)
+    colours = {"in-process": "tab:blue", "bus": "tab:orange", "echo-on-bus": "tab:grey"}
+    for ax, op in zip(axes[0], ops):
+        for transport, points in measured[op].items():
+            points.sort()
+            sizes = [s for s, _, _ in points]
+            ax.plot(sizes, [m for _, m, _ in points], "o-", color=colours[transport], label=f"{transport} p50")
+            ax.plot(sizes, [q for _, _, q in points], "s--", color=colours[transport], alpha=0.7,
+                    label=f"{transport} p95")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks(sorted(results))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(ticker.FuncFormatter(
+            lambda v, _: f"{v:g}" if str(f"{v:g}")[0] in "25" else ""))
+        ax.set_xlabel("stored turns, all users together (log scale)")
+        ax.set_title(OPS[op])
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("latency, ms (log scale; p50 solid, p95 dashed)")
+    axes[0][-1].legend(fontsize="small")
+    fig.suptitle(subtitle, fontsize="small")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"\nplot written to {path}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=300, help="timed requests per cell")
-    parser.add_argument("--sizes", default="1000,10000", help="stored turns, comma separated")
+    parser.add_argument("--sizes", default="1000,10000,100000,300000", help="stored turns, comma separated")
     parser.add_argument("--warmup", type=int, default=10, help="untimed requests before each cell")
+    parser.add_argument("--users", type=int, default=50, help="users the stored turns are spread over")
+    parser.add_argument("--ops", default="build,recall,update",
+                        help="operations to time, comma separated: build, recall, update")
+    parser.add_argument("--transports", default="in-process,bus", help="in-process, bus (with the echo)")
+    parser.add_argument("--recall-threshold", type=float, default=None,
+                        help="threshold sent with each memory.recall (default: none, the service's own)")
+    parser.add_argument("--fill", choices=("import", "update"), default="import",
+                        help="import: the import path with pooled precomputed vectors; "
+                             "update: update_history and the real embedding worker (slow)")
+    parser.add_argument("--pool", type=int, default=4000, help="distinct sentences the stored turns say")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--cache-dir", default="/tmp/ovos-memory-bench-cache",
+                        help="filled stores kept here, one per fill/size/users/seed/pool")
+    parser.add_argument("--no-cache", action="store_true", help="fill every store afresh, keep none")
+    parser.add_argument("--refill", action="store_true", help="fill again, replacing the cached stores")
+    parser.add_argument("--ready-timeout", type=float, default=300,
+                        help="seconds the service may take to be ready with semantic recall loaded")
+    parser.add_argument("--plot", default=str(REPO / "docs" / "latency-vs-size.png"),
+                        help="where to write the plot of latency against store size")
+    parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--json", help="also write every sample to this file")
     args = parser.parse_args()
+    LOG.set_level("WARNING")  # the engines this process opens: no INFO lines between the figures
     sizes = [int(s) for s in args.sizes.split(",")]
-    if args.samples < 2 or any(s < 2 for s in sizes):
-        parser.error("--samples and every size must be at least 2")
-    utterances, updates = workload(args.samples)
+    ops = [op.strip() for op in args.ops.split(",") if op.strip()]
+    transports = [t.strip() for t in args.transports.split(",") if t.strip()]
+    if set(ops) - set(OPS) or not ops:
+        parser.error(f"--ops: choose among {', '.join(OPS)}")
+    if set(transports) - set(TRANSPORTS) or not transports:
+        parser.error(f"--transports: choose among {', '.join(TRANSPORTS)}")
+    if args.samples < 2 or args.users < 1 or args.pool < 2 * len(TOPICS):
+        parser.error(f"--samples must be at least 2, --users at least 1, --pool at least {2 * len(TOPICS)}")
+    users = user_names(args.users)
+    favourite = favourites(users, args.seed)
+    stores = Stores(args, users, favourite)
+    if any(s < stores.live_turns() + 2 for s in sizes):
+        parser.error(f"every size must be at least {stores.live_turns() + 2} with {args.users} users "
+                     f"({2 * LIVE_PAIRS} turns of each are the conversation going on now)")
+    everything = workload(args.samples, users, favourite, args.seed)
+    work = {op: everything[op] for op in OPS if op in ops}
+    print(f"stores: {stores.describe()}", flush=True)
     results = {}
+    started_all = time.perf_counter()
     try:
         for size in sizes:
-            work = Path(_ROOT) / f"size-{size}"
-            started = time.perf_counter()
-            stored = prefill(work / "template", size)
-            print(f"{size} turns: pre-filled {stored} turns in {time.perf_counter() - started:.1f} s",
-                  flush=True)
-            shutil.copytree(work / "template", work / "local")
-            local = in_process(work / "local", utterances, updates, args.warmup)
-            print(f"  in-process done; a build recalls {local['recalled']:.1f} memories on average",
-                  flush=True)
-            bus = over_bus(work / "stack", work / "template", utterances, updates, args.warmup)
-            print("  bus done", flush=True)
-            results[size] = {"local": local, "bus": bus}
-        report(results)
+            print(f"{size} turns:", flush=True)
+            here = Path(_ROOT) / f"size-{size}"
+            template = stores.template(size, here)
+            results[size] = {"store": {k: v for k, v in template.items() if k != "path"}}
+            if "in-process" in transports:
+                shutil.copytree(template["path"], here / "local")
+                started = time.perf_counter()
+                results[size]["in-process"] = in_process(here / "local", work, args.warmup,
+                                                          args.recall_threshold)
+                print(f"  in-process done in {time.perf_counter() - started:.1f} s", flush=True)
+            if "bus" in transports:
+                started = time.perf_counter()
+                results[size]["bus"] = over_bus(here / "stack", template, work, args.warmup,
+                                              args.ready_timeout, args.recall_threshold)
+                print(f"  bus done in {time.perf_counter() - started:.1f} s", flush=True)
+            shutil.rmtree(here, ignore_errors=True)
+        print(f"\nwhole run: {time.perf_counter() - started_all:.0f} s")
+        report(results, stores.describe())
+        if not args.no_plot:
+            plot(results, Path(args.plot),
+                 f"{args.users} users, {args.samples} samples per cell, {args.fill} fill "
+                 f"({len(stores.items)} pooled sentences), {time.strftime('%Y-%m-%d')}")
+        if args.json:
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps({"description": stores.describe(), "args": vars(args),
+                                                   "results": results}, indent=1))
+            print(f"samples written to {args.json}")
     finally:
         shutil.rmtree(_ROOT, ignore_errors=True)
 
