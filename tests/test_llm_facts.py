@@ -139,8 +139,10 @@ def test_llm_facts_follow_the_fact_model(make_engine, stub):
 def test_an_exchange_waits_for_its_reply(make_engine, stub):
     engine = entity_engine(make_engine, stub.url)
     store(engine, SAGE, user("Honestly, cycling to work every day keeps me sane"))
-    time.sleep(0.5)
-    assert stub.requests == []  # ovos-persona 0.9.0a25 stores the reply a moment later
+    # ovos-persona 0.9.0a25 stores the reply a moment later: the exchange's job waits for it
+    assert engine.background.llm.pending() == 1
+    assert engine.store.claim(("llm_facts",), 1, time.time(), lease_s=0) == []
+    assert stub.requests == []
     store(engine, SAGE, {"role": "assistant", "content": "Good for you!"})
     assert eventually(lambda: facts(engine))
 
@@ -199,7 +201,8 @@ def test_a_bad_endpoint_delays_no_turn_and_loses_no_fact(make_engine, stub, quic
         exchange(engine, SAGE, said, "I see.")
         engine.build_context(SAGE, "what do you know?")
         slowest = max(slowest, time.monotonic() - started)
-        eventually(lambda: stub.requests)  # the worker is busy with the endpoint
+        calls = len(stub.requests)
+        eventually(lambda: len(stub.requests) > calls)  # the worker is busy with the endpoint
     # a turn that waited would take the endpoint's 2 s, or the call's 3 s deadline
     assert slowest < 1.0
     stub.heal()
@@ -210,7 +213,8 @@ def test_a_bad_endpoint_delays_no_turn_and_loses_no_fact(make_engine, stub, quic
 def test_forgetting_the_exchange_forgets_its_llm_facts(make_engine, stub):
     engine = entity_engine(make_engine, stub.url)
     ids = exchange(engine, SAGE, "my brother Rui is a chef", "Tasty.")["ids"]
-    eventually(lambda: facts(engine))
+    eventually(lambda: stub.requests and engine.background.llm.pending() == 0 and facts(engine))
+    assert {r["extractor"] for r in facts(engine)} >= {"llm"}
     engine.forget(SAGE, ids=ids)
     assert facts(engine, history=True) == []
 
