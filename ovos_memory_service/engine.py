@@ -230,7 +230,8 @@ class MemoryEngine(Upkeep):
 
     def build_context(self, scope: Scope, utterance: str) -> Context:
         """Read-only; the store locks its own reads, members run side by side."""
-        return self.backend(scope.persona_id).build(scope, utterance, self.clock())
+        with self.background.foreground():
+            return self.backend(scope.persona_id).build(scope, utterance, self.clock())
 
     def get_history(self, scope: Scope, limit: Optional[int] = None) -> List[ChatMessage]:
         """The newest ``limit`` turns of the live conversation; without a limit,
@@ -255,7 +256,8 @@ class MemoryEngine(Upkeep):
         backend = self.backend(scope.persona_id)
         if not can_recall(backend):
             backend = self.personas.default_backend()
-        return backend.relevant(scope, query, limit, threshold, where, kinds)
+        with self.background.foreground():
+            return backend.relevant(scope, query, limit, threshold, where, kinds)
 
     def list(self, scope: Scope, kinds: Sequence[str] = KINDS, limit: int = 20,
              offset: int = 0, where: str = "user"):

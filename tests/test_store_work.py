@@ -198,3 +198,28 @@ def test_forgetting_without_the_model_removes_the_vectors_too(make_engine, tmp_p
         assert again.stats(sc)["vectors"] == 0
     finally:
         again.close()
+
+
+def test_background_batches_wait_for_the_reply_being_built(engine, monkeypatch):
+    """A build in progress holds back the next background batch (up to a bound)."""
+    sc = scope()
+    backend = engine.backend(None)
+    building, finish = threading.Event(), threading.Event()
+    real_build = backend.build
+
+    def slow_build(*args):
+        building.set()
+        assert finish.wait(30)
+        return real_build(*args)
+    monkeypatch.setattr(backend, "build", slow_build)
+    monkeypatch.setattr(type(engine.background.foreground), "MAX_YIELD_S", 30)
+    build = threading.Thread(target=lambda: engine.build_context(sc, "hello"))
+    build.start()
+    assert building.wait(10)
+    yielded = threading.Event()
+    waiter = threading.Thread(target=lambda: (engine.background.foreground.yield_to_replies(), yielded.set()))
+    waiter.start()
+    assert not yielded.wait(0.5), "a worker went ahead while the reply was being built"
+    finish.set()
+    build.join(10)
+    assert yielded.wait(10), "the worker never went on after the reply"

@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.background.facts import FactWorker
 from ovos_memory_service.background.llm import LLMWorker
-from ovos_memory_service.background.queue import QueueWorker
+from ovos_memory_service.background.queue import Foreground, QueueWorker
 from ovos_memory_service.store import Store
 
 
@@ -19,6 +19,9 @@ class Background:
         self.facts = FactWorker(store, config)
         self.llm = LLMWorker(store, personas)
         self.embedding = None  # an EmbeddingWorker once the model is loaded
+        # builds and recalls in progress, which the workers yield to
+        self.foreground = Foreground()
+        self.facts.foreground = self.llm.foreground = self.foreground
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg")
         self._lock = threading.Lock()
         self._calls_pending = 0
@@ -33,6 +36,7 @@ class Background:
         self.llm.start()
 
     def start_embedding(self, worker: QueueWorker):
+        worker.foreground = self.foreground
         self.embedding = worker
         worker.start()
 

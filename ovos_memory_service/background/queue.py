@@ -1,11 +1,39 @@
-"""A background thread working one durable queue of the store."""
+"""A background thread working one durable queue of the store, and the
+gate that makes background work yield to the replies being built."""
 import threading
 import time
+from contextlib import contextmanager
 from typing import List, Optional
 
 from ovos_utils.log import LOG
 
 from ovos_memory_service.store import Job, Store
+
+
+class Foreground:
+    """Builds and recalls in progress. Workers wait for them to end (at most
+    ``MAX_YIELD_S``) before each batch, so on a busy device the cores go to
+    the reply a user waits for, not to embeddings nobody waits for."""
+    MAX_YIELD_S = 2.0
+
+    def __init__(self):
+        self._in_flight = 0
+        self._changed = threading.Condition()
+
+    @contextmanager
+    def __call__(self):
+        with self._changed:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._in_flight -= 1
+                self._changed.notify_all()
+
+    def yield_to_replies(self):
+        with self._changed:
+            self._changed.wait_for(lambda: self._in_flight == 0, timeout=self.MAX_YIELD_S)
 
 
 class QueueWorker:
@@ -21,6 +49,7 @@ class QueueWorker:
 
     def __init__(self, store: Store, name: str):
         self.store = store
+        self.foreground = Foreground()  # the engine's, once Background runs the worker
         self.last_error: Optional[str] = None
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -72,6 +101,7 @@ class QueueWorker:
 
     def _run(self):
         while not self._stop.is_set():
+            self.foreground.yield_to_replies()
             try:
                 worked = self.work_once()
             except Exception as e:  # never let the worker die
