@@ -78,6 +78,9 @@ setup(
         "bus": ["ovos-messagebus>=0.0.10"],
         # the plots the benchmarks write (benchmarks/relevance.py)
         "bench": ["matplotlib>=3.7"],
+        # the shared store (memory_service.store.backend "postgresql", store/postgresql/):
+        # psycopg 3 with its bundled libpq, its pool, and pgvector's adapters for numpy vectors
+        "postgresql": ["psycopg[binary]>=3.2,<4", "psycopg-pool>=3.2,<4", "pgvector>=0.3,<1"],
     },
     entry_points={
         "console_scripts": [

@@ -4,6 +4,7 @@ merged over the defaults below (which alone give a working, offline service).
 import copy
 import difflib
 import os
+import re
 from os.path import expanduser, join
 
 from ovos_utils.log import LOG
@@ -60,6 +61,10 @@ DEFAULTS = {
     "embeddings": {"enabled": True, "model": "", "model_path": "", "threads": 0, "batch_size": 16},
     # the vector index is compacted this often while it receives vectors
     "vector_compact_minutes": 10,
+    # where memories are kept: "sqlite" (SQLite + LanceDB in data_dir, one process) or
+    # "postgresql" (one database shared by several daemons: dsn "postgresql://user@host/db",
+    # "" for the PG* environment variables; the tables live in schema ``schema``)
+    "store": {"backend": "sqlite", "dsn": "", "schema": "ovos_memory"},
     # the daemon hosts the voice skill ("what do you remember about me", "forget that"...)
     "voice_commands": True,
     # the voice skill: how many memories it reads aloud (a forget confirmation reads them all,
@@ -69,7 +74,7 @@ DEFAULTS = {
     "voice": {"spoken_items": 3, "forget_limit": 20, "wait_for_audio": "auto"},
 }
 # nested objects merged key by key over their defaults
-NESTED = ("embeddings", "voice")
+NESTED = ("embeddings", "voice", "store")
 VOICE_LIMITS = {"spoken_items": (1, 20), "forget_limit": (1, 50)}
 
 NUMBER_LIMITS = {
@@ -157,6 +162,13 @@ def validate(config: dict):
         value = config["voice"].get(key)
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ValueError(f"memory_service.voice.{key} must be an integer from {low} to {high}, got {value!r}")
+    store = config["store"]
+    if not isinstance(store, dict) or store.get("backend") not in ("sqlite", "postgresql"):
+        raise ValueError("memory_service.store.backend must be \"sqlite\" or \"postgresql\"")
+    if not isinstance(store.get("dsn"), str):
+        raise ValueError("memory_service.store.dsn must be a string")
+    if not isinstance(store.get("schema"), str) or not re.match(r"^[a-z_][a-z0-9_]{0,47}$", store["schema"]):
+        raise ValueError("memory_service.store.schema must be a lowercase SQL name")
     threads = config["embeddings"].get("threads") or 0
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
         raise ValueError("memory_service.embeddings.threads must be an integer from 0 to 64")

@@ -14,6 +14,7 @@ isolate(tempfile.mkdtemp(prefix="ovos-memory-tests-"))
 import pytest  # noqa: E402
 
 from tests.sandbox import Stack  # noqa: E402
+from tests.pg import pg_schema, pg_server  # noqa: E402,F401  (a real PostgreSQL, tests/pg.py)
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +49,17 @@ def make_engine(tmp_path):
     yield make
     for engine in engines:
         engine.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.stack)])
+def store_backend(request):
+    """The ``memory_service.store`` block of each store, one run per store:
+    SQLite in the test's data_dir, and a PostgreSQL schema of the test's own
+    on the session's real server (tests/pg.py; starting it makes the test a
+    ``stack`` test). Merge it into a config: ``{"store": store_backend}``."""
+    if request.param == "sqlite":
+        return {"backend": "sqlite", "dsn": "", "schema": "ovos_memory"}
+    return request.getfixturevalue("pg_schema")
 
 
 @pytest.fixture

@@ -1,0 +1,491 @@
+"""The Store interface (store/base.py), exercised directly on both stores:
+SQLite on files in the test's directory and PostgreSQL on a real server
+(tests/pg.py), the same tests for each. What only a shared database can do
+(two store objects claiming at once, notifications, concurrent migrations)
+is tested on PostgreSQL alone, at the end."""
+import itertools
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from ovos_memory_service.config import build_config
+from ovos_memory_service.items import new_id
+from ovos_memory_service.scope import Scope
+from ovos_memory_service.store import Exclude, Visible, open_store
+from ovos_memory_service.store.records import FIELDS, check_record, to_record
+
+ALICE = Scope("alice", "kitchen", "bob-persona", "en-us")
+ALICE_OTHER_PERSONA = Scope("alice", "kitchen", "other", "en-us")
+ALICE_CAR = Scope("alice", "car", "bob-persona", "en-us")
+CAROL = Scope("carol", "hall", "bob-persona", "en-us")
+DIM = 8
+
+
+@pytest.fixture
+def open_stores(store_backend, tmp_path):
+    """Stores on the test's data (each call: another store object on it, PostgreSQL
+    only; SQLite lets one process in), all closed afterwards."""
+    stores = []
+
+    def make(**overrides):
+        config = build_config({"data_dir": str(tmp_path / "memory"), "lang": "en-us",
+                               "store": {**store_backend, **overrides}})
+        store = open_store(config, lock_timeout=5, holder="daemon")
+        stores.append(store)
+        return store
+    yield make
+    for store in stores:
+        store.close()
+
+
+@pytest.fixture
+def store(open_stores):
+    return open_stores()
+
+
+def unit(*values) -> np.ndarray:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[:len(values)] = values
+    return v / np.linalg.norm(v)
+
+
+class Writer:
+    """Turns and facts of one scope, at increasing times."""
+
+    starts = itertools.count()
+
+    def __init__(self, store, scope: Scope):
+        # each writer's times after the previous writer's: no two memories share one
+        self.store, self.scope, self.now = store, scope, 1_700_000_000.0 + 10_000 * next(Writer.starts)
+        self.conversation = store.start_conversation(scope, self.now)
+
+    def turn(self, role: str, content: str, **columns) -> str:
+        self.now += 10
+        scope = self.scope
+        return self.store.insert_memory({
+            "id": new_id(), "kind": "turn", "user_id": scope.user_id, "persona_id": scope.persona_key,
+            "session_id": scope.session_id, "conversation_id": self.conversation, "role": role,
+            "content": content, "created_at": self.now, **columns})
+
+    def fact(self, content: str, kind: str = "fact", **columns) -> str:
+        self.now += 10
+        scope = self.scope
+        return self.store.insert_memory({
+            "id": new_id(), "kind": kind, "user_id": scope.user_id, "persona_id": scope.persona_key,
+            "session_id": scope.session_id, "content": content, "created_at": self.now, **columns})
+
+
+def ids_of(rows):
+    return [r["id"] for r in rows]
+
+
+def embed_all(store, vectors: dict):
+    """Claim every embed job and save the given vectors (id -> vector) for them."""
+    jobs = store.claim(("embed",), 1000, time.time())
+    rows = {r["id"]: r for r in store.get_memories([j.subject for j in jobs])}
+    return store.save_vectors({j.id: (rows[j.subject], vectors[j.subject]) for j in jobs if j.subject in vectors})
+
+
+# ------------------------------------------------------------------ rows
+def test_rows_in_and_out(store):
+    w = Writer(store, ALICE)
+    first = w.turn("user", "I have a dog called Rex", name="Alice")
+    second = w.turn("assistant", "Rex is a fine name")
+    rows = store.get_memories([second, first, "missing"])
+    assert ids_of(rows) == [first, second]  # storage order
+    assert set(FIELDS) | {"seq"} <= set(rows[0])
+    assert rows[0]["name"] == "Alice" and rows[0]["persona_id"] == "bob-persona" and rows[0]["status"] == "current"
+    assert rows[0]["updated_at"] == rows[0]["created_at"] and rows[0]["seq"] < rows[1]["seq"]
+    assert store.existing([first, "missing"]) == {first}
+    store.update_memory(second, content="Rex is a lovely name", updated_at=w.now + 1)
+    assert store.get_memories([second])[0]["content"] == "Rex is a lovely name"
+    with pytest.raises(ValueError):
+        store.insert_memory({"id": new_id(), "kind": "fact", "user_id": "u", "session_id": "s", "content": "x",
+                             "created_at": 1.0, "colour": "red"})
+    with pytest.raises(ValueError):
+        store.update_memory(second, colour="red")
+
+
+def test_a_delete_takes_the_rows_their_vectors_jobs_and_summary_state(store):
+    store.open_vectors(DIM)
+    w = Writer(store, ALICE)
+    turns = [w.turn("user", "my dog is called Rex"), w.turn("assistant", "noted, Rex")]
+    kept = w.turn("user", "the cat is called Tom")
+    summary = w.fact("Alice has a dog", kind="summary", conversation_id=w.conversation,
+                     sources=json.dumps(turns))
+    store.set_summary_state(w.conversation, summary, 2)
+    assert embed_all(store, {t: unit(1, i) for i, t in enumerate([*turns, kept, summary])}) == 4
+    store.enqueue("facts", turns, lang="en-us")
+    assert store.vector_count() == 4 and store.pending(("facts",)) == 2
+
+    assert store.delete([*turns, summary, "never-stored"]) == 3
+    assert store.existing([*turns, summary, kept]) == {kept}
+    assert store.vector_count() == 1 and store.pending(("facts", "embed")) == 0
+    assert store.summary_state(w.conversation) is None
+    assert store.similarities("alice", unit(1, 0), [*turns, kept]).keys() == {kept}
+    everything = Visible(ALICE, where="all", history=True)
+    assert store.keyword_search(everything, ["rex"], 10) == []
+    assert ids_of(store.keyword_search(everything, ["tom"], 10)) == [kept]
+    assert store.delete([]) == 0
+
+
+def test_forgetting_a_user_entirely_leaves_nothing_of_them(store):
+    w = Writer(store, CAROL)
+    ids = [w.turn("user", "secret plans for the party"), w.fact("Carol likes jazz")]
+    assert store.users_overview("carol")
+    store.delete(ids)
+    assert store.users_overview("carol") == [] and store.count(user_id="carol") == 0
+    assert store.keyword_search(Visible(CAROL, where="all"), ["party"], 5) == []
+
+
+# ------------------------------------------------------------ visibility
+def test_who_sees_what(store):
+    mine = Writer(store, ALICE)
+    other = Writer(store, ALICE_OTHER_PERSONA)
+    car = Writer(store, ALICE_CAR)
+    turn = mine.turn("user", "hello from the kitchen")
+    tool = mine.turn("tool", "tool output")
+    other_turn = other.turn("user", "hello from another persona")
+    car_turn = car.turn("user", "hello from the car")
+    fact = other.fact("Alice lives in Porto")
+    attribute = other.fact("I am a pirate", kind="attribute")
+    old = mine.fact("Alice lived in Lisbon", status="superseded")
+    carol = Writer(store, CAROL).turn("user", "hello from carol")
+
+    def visible(scope=ALICE, **kw):
+        return set(ids_of(store.list_visible(Visible(scope, **kw), 100)))
+    assert visible() == {turn, car_turn, fact}  # facts are shared, turns and attributes per persona
+    assert visible(share_turns=True) == {turn, car_turn, other_turn, fact}
+    assert visible(share_facts=False) == {turn, car_turn}
+    assert visible(where="session") == {turn, fact}  # the kitchen: this persona's turns, shared facts
+    assert visible(where="all") == {turn, car_turn, other_turn, fact, attribute}
+    assert visible(where="all", history=True) == {turn, car_turn, other_turn, fact, attribute, old}
+    assert visible(ALICE_OTHER_PERSONA) == {other_turn, fact, attribute}
+    assert visible(kinds=("fact",)) == {fact}
+    assert tool not in visible(where="all") and carol not in visible(where="all")
+    assert store.count_visible(Visible(ALICE)) == 3
+    assert ids_of(store.list_visible(Visible(ALICE), 2)) == [car_turn, fact]  # newest first
+    assert ids_of(store.list_visible(Visible(ALICE), 2, offset=1)) == [fact, turn]
+    assert ids_of(store.select_visible(Visible(ALICE), [turn, other_turn, carol, fact])) == [fact, turn]
+
+
+def test_slots_derived_memories_and_counts(store):
+    w = Writer(store, ALICE)
+    source = w.turn("user", "I live in Porto")
+    porto = w.fact("Alice lives in Porto", slot="residence", value="Porto", extractor="rules",
+                   sources=json.dumps([source]))
+    w.fact("Alice lived in Lisbon", slot="residence", value="Lisbon", status="superseded")
+    w.fact("Alice likes jazz", kind="preference", slot="likes", value="jazz", extractor="user")
+    assert ids_of(store.in_slot(Visible(ALICE, ("fact",)), "residence")) == [porto]
+    assert len(store.in_slot(Visible(ALICE, ("fact",), history=True), "residence")) == 2
+    assert [(r["id"], r["extractor"]) for r in store.derived("alice")] == [(porto, "rules")]
+    assert store.count_by_kind("alice") == {"turn": 1, "fact": 2, "preference": 1, "skill": 0,
+                                            "attribute": 0, "summary": 0}
+    assert store.count() == 4 and store.count(user_id="alice", session_id="kitchen") == 4
+    assert store.count(persona_id="nobody") == 0
+    overview = store.users_overview()
+    assert sorted((u, k, n) for u, k, n, _ in overview) == [("alice", "fact", 2), ("alice", "preference", 1),
+                                                            ("alice", "turn", 1)]
+    assert max(newest for *_, newest in overview) == w.now
+
+
+# ----------------------------------------------------------------- turns
+def test_conversations_and_their_turns(store):
+    w = Writer(store, ALICE)
+    assert store.latest_conversation(ALICE)["id"] == w.conversation
+    turns = [w.turn("user", "one"), w.turn("assistant", "two"), w.turn("user", "three"),
+             w.turn("assistant", "four")]
+    conv = store.get_conversation(w.conversation)
+    assert (conv["user_id"], conv["persona_id"], conv["session_id"]) == ("alice", "bob-persona", "kitchen")
+    store.touch_conversation(w.conversation, w.now)
+    store.touch_conversation(w.conversation, w.now - 100)  # never back in time
+    assert store.get_conversation(w.conversation)["updated_at"] == w.now
+    assert ids_of(store.conversation_turns(w.conversation)) == turns
+    assert ids_of(store.conversation_turns(w.conversation, limit=2)) == turns[2:]
+    seq = store.get_memories([turns[1]])[0]["seq"]
+    assert ids_of(store.conversation_turns(w.conversation, after_seq=seq)) == turns[2:]
+    assert ids_of(store.exchange(turns[2])) == turns[2:]
+    assert ids_of(store.last_exchange(ALICE)) == turns
+    assert ids_of(store.recent_turns(ALICE, "user", w.now - 15)) == [turns[2]]
+    adjacent = store.adjacent_turns(Visible(ALICE), [turns[1]])
+    assert sorted(ids_of(adjacent[turns[1]])) == sorted([turns[0], turns[2]])
+    assert ids_of(store.adjacent_turns(Visible(ALICE), [turns[1]], Exclude(ids=[turns[0]]))[turns[1]]) == [turns[2]]
+    newer = store.start_conversation(ALICE, w.now + 5)
+    assert store.latest_conversation(ALICE)["id"] == newer
+    assert store.get_conversation("missing") is None and store.latest_conversation(CAROL) is None
+
+
+def test_summaries(store):
+    w = Writer(store, ALICE)
+    turn = w.turn("user", "hello")
+    assert store.summary_state(w.conversation) is None and store.latest_summary(ALICE) is None
+    summary = w.fact("They said hello", kind="summary", conversation_id=w.conversation, sources=json.dumps([turn]))
+    store.set_summary_state(w.conversation, summary, 7)
+    assert store.summary_state(w.conversation) == (summary, "They said hello", 7)
+    store.set_summary_state(w.conversation, summary, 9)
+    assert store.latest_summary(ALICE) == (summary, "They said hello", 9)
+    assert store.latest_summary(ALICE_CAR) is None
+
+
+# ---------------------------------------------------------------- recall
+def test_keyword_search_ranks_within_the_user_and_leaves_out_what_it_is_told(store):
+    w = Writer(store, ALICE)
+    other = w.turn("user", "I bought bread")
+    question = w.turn("user", "what is the name of my dog?")
+    answer = w.turn("assistant", "Your dog is called Rex")
+    both = w.turn("user", "Rex the dog loves the dog park")
+    Writer(store, CAROL).turn("user", "carol's dog is Fido")
+    found = store.keyword_search(Visible(ALICE), ["dog", "rex"], 10)
+    assert ids_of(found)[0] == both and set(ids_of(found)) == {question, answer, both}
+    assert all(isinstance(r["rank"], float) for r in found) and found[0]["rank"] >= found[-1]["rank"]
+    assert other not in ids_of(found)
+    assert ids_of(store.keyword_search(Visible(ALICE), ["rex"], 1)) == [both]
+    assert set(ids_of(store.keyword_search(Visible(ALICE), ["dog"], 10, Exclude(ids=[both])))) == {question, answer}
+    assert both not in ids_of(store.keyword_search(Visible(ALICE), ["dog"], 10,
+                                                   Exclude(utterance=" Rex the dog loves the dog park ")))
+    # the turn before a reply is its context: the answer is found by the question's words
+    assert answer in ids_of(store.keyword_search(Visible(ALICE), ["name"], 10))
+    assert store.keyword_search(Visible(ALICE), [], 10) == [] and store.keyword_search(Visible(ALICE), ["x"], 0) == []
+    assert store.keyword_search(Visible(Scope("nobody", "s")), ["dog"], 10) == []
+    # user text is data: quotes and query syntax match as words or nothing
+    assert store.keyword_search(Visible(ALICE), ['"', "OR", "dog's", "rex)", "-", "*"], 10)
+
+
+def test_coverage_is_the_idf_weighted_share_of_the_words_of_the_memory_itself(store):
+    w = Writer(store, ALICE)
+    question = w.turn("user", "what is the name of my dog?")
+    answer = w.turn("assistant", "Your dog is called Rex")
+    cat = w.turn("user", "my cat sleeps on the sofa")
+    seqs = {r["id"]: r["seq"] for r in store.get_memories([question, answer, cat])}
+    direct, topical = store.coverage(["dog", "rex"], list(seqs.values()), {"dog": ("cat", "puppy")})
+    assert direct[seqs[answer]] == pytest.approx(1.0)
+    assert 0 < direct[seqs[question]] < 0.5  # "dog" is commoner than "rex"
+    # the cat talks about the dog's topic: the share "dog" has, through it
+    assert direct[seqs[cat]] == 0 and topical[seqs[cat]] == pytest.approx(direct[seqs[question]])
+    assert topical[seqs[answer]] == 0  # found directly already
+    assert store.coverage([], [seqs[cat]], {}) == ({seqs[cat]: 0.0}, {seqs[cat]: 0.0})
+    assert store.coverage(["dog"], [], {}) == ({}, {})
+    assert store.coverage(["__"], [seqs[cat]], {})[0] == {seqs[cat]: 0.0}  # no token, no match
+
+
+def test_nearest_and_similarities(store):
+    store.open_vectors(DIM)
+    w = Writer(store, ALICE)
+    ids = [w.turn("user", f"memory number {i}") for i in range(6)]
+    hidden = Writer(store, ALICE_OTHER_PERSONA).turn("user", "another persona's turn")
+    carol = Writer(store, CAROL).turn("user", "carol's turn")
+    vectors = {memory_id: unit(1, i * 0.5) for i, memory_id in enumerate(ids)}
+    vectors.update({hidden: unit(1, 0.01), carol: unit(1, 0)})
+    assert embed_all(store, vectors) == 8
+    query = unit(1, 0)
+    found = store.nearest(Visible(ALICE), query, 3, newest=100)
+    assert ids_of(found) == ids[:3]
+    assert found[0]["similarity"] == pytest.approx(1.0, abs=1e-5)
+    assert found[1]["similarity"] == pytest.approx(float(query @ vectors[ids[1]]), abs=1e-5)
+    assert ids_of(store.nearest(Visible(ALICE), query, 3, newest=2)) == [ids[4], ids[5]]  # the newest only
+    assert ids_of(store.nearest(Visible(ALICE), query, 2, 100, Exclude(ids=[ids[0]]))) == ids[1:3]
+    assert ids_of(store.nearest(Visible(ALICE), query, 2, 100, Exclude(utterance="MEMORY NUMBER 0"))) == ids[1:3]
+    similar = store.similarities("alice", query, [ids[0], ids[5], hidden, carol, "missing"])
+    assert similar.keys() == {ids[0], ids[5], hidden}  # the user's own vectors
+    assert similar[ids[5]] == pytest.approx(float(query @ vectors[ids[5]]), abs=1e-5)
+    assert store.vector_count() == 8
+    store.open_vectors(DIM)  # again: nothing changes
+    assert store.vector_count() == 8
+
+
+def test_vectors_of_another_dimension_are_refused(store):
+    store.open_vectors(DIM)
+    w = Writer(store, ALICE)
+    memory_id = w.turn("user", "hello")
+    embed_all(store, {memory_id: unit(1)})
+    with pytest.raises(ValueError):
+        store.open_vectors(DIM * 2)
+
+
+def test_vectors_are_saved_only_for_jobs_still_queued(store):
+    store.open_vectors(DIM)
+    w = Writer(store, ALICE)
+    rewritten, forgotten, kept = w.turn("user", "one"), w.turn("user", "two"), w.turn("user", "three")
+    jobs = store.claim(("embed",), 10, time.time())
+    rows = {r["id"]: r for r in store.get_memories([j.subject for j in jobs])}
+    store.update_memory(rewritten, content="one, rewritten")  # a new job for the new text
+    store.delete([forgotten])
+    assert store.save_vectors({j.id: (rows[j.subject], unit(1)) for j in jobs}) == 1
+    assert store.similarities("alice", unit(1), [rewritten, forgotten, kept]).keys() == {kept}
+    assert [j.subject for j in store.claim(("embed",), 10, time.time())] == [rewritten]
+
+
+def test_rebuilding_vectors_drops_them_and_queues_every_memory_again(store):
+    store.open_vectors(DIM)
+    w = Writer(store, ALICE)
+    ids = [w.turn("user", "one"), w.turn("assistant", "two"), w.turn("tool", "three")]
+    embed_all(store, {i: unit(1) for i in ids})
+    assert store.vector_count() == 2 and store.pending(("embed",)) == 0
+    assert store.rebuild_vectors() == 2  # tool turns are never embedded
+    assert store.vector_count() == 0
+    store.maintain_vectors(force=True)
+
+
+def test_rebuilding_keywords_keeps_search(store):
+    w = Writer(store, ALICE)
+    memory_id = w.turn("user", "the blue bicycle")
+    store.rebuild_keywords()
+    assert ids_of(store.keyword_search(Visible(ALICE), ["bicycle"], 5)) == [memory_id]
+
+
+# ------------------------------------------------------------------ jobs
+def test_jobs_keep_their_id_until_queued_again(store):
+    store.enqueue("facts", ["a", "b"], lang="en-us")
+    store.enqueue("facts", ["a"], lang="en-us")  # already queued: keeps its job
+    jobs = {j.subject: j for j in store.claim(("facts",), 10, 100.0)}
+    assert set(jobs) == {"a", "b"} and store.pending(("facts",)) == 2
+    assert jobs["a"].lang == "en-us" and jobs["a"].attempts == 0
+    store.enqueue("facts", ["a"], persona_id="p", lang="pt-pt", again=True)  # new text: a new job
+    assert store.finish([jobs["a"].id]) == set()  # the old id finishes nothing
+    assert store.pending(("facts",)) == 2
+    again = store.claim(("facts",), 10, 100.0)
+    assert [(j.subject, j.persona_id, j.lang) for j in again] == [("a", "p", "pt-pt")]
+    assert again[0].id > max(j.id for j in jobs.values())
+    assert store.finish([again[0].id, jobs["b"].id]) == {again[0].id, jobs["b"].id}
+    assert store.pending(("facts",)) == 0
+    with pytest.raises(ValueError):
+        store.enqueue("nope", ["x"])
+
+
+def test_claims_lease_postpone_requeue_and_due_again(store):
+    store.enqueue("llm_facts", ["x"], due=50.0)
+    store.enqueue("llm_facts", ["y"], due=10.0)
+    assert store.claim(("llm_facts",), 10, 5.0) == []  # not due
+    claimed = store.claim(("llm_facts",), 10, 60.0, lease_s=30)
+    assert [j.subject for j in claimed] == ["y", "x"]  # oldest due first
+    assert store.claim(("llm_facts",), 10, 60.0) == []  # held
+    assert [j.subject for j in store.claim(("llm_facts",), 10, 91.0)] == ["y", "x"]  # the lease lapsed
+    y = claimed[0]
+    store.postpone(y.id, 1000, "boom")
+    retried = {j.subject: j for j in store.claim(("llm_facts",), 10, time.time() + 2000)}
+    assert retried["y"].attempts == 1 and retried["y"].id == y.id
+    store.requeue(y.id)
+    assert [j.subject for j in store.claim(("llm_facts",), 10, 1.0)] == ["y"]  # due at once; x only at 50
+    store.release_claims()
+    assert {j.subject: j.attempts for j in store.claim(("llm_facts",), 10, 100.0)} == {"x": 0, "y": 0}
+    store.release_claims()
+    store.postpone(y.id, 1000, "boom")
+    store.due_again("llm_facts", 0.0, failed_only=True)
+    assert "y" in [j.subject for j in store.claim(("llm_facts",), 10, 100.0)]
+    store.release_claims()
+    store.due_again("llm_facts", 0.0)
+    assert len(store.claim(("llm_facts",), 10, 0.0)) == 2
+    assert store.pending(("llm_facts", "embed")) == 2
+
+
+def test_newest_first_claims_and_a_conversations_untried_exchanges(store):
+    w = Writer(store, ALICE)
+    turns = [w.turn("user", f"turn {i}") for i in range(3)]
+    assert [j.subject for j in store.claim(("embed",), 2, time.time(), newest_first=True)] == turns[:0:-1]
+    store.enqueue("llm_facts", turns, due=1e12)
+    store.due_again("llm_facts", 5.0, conversation_id=w.conversation)
+    assert len(store.claim(("llm_facts",), 10, 6.0)) == 3
+
+
+# ------------------------------------------------- the service's own tables
+def test_pauses(store):
+    assert not store.is_paused(ALICE)
+    store.set_paused(ALICE, "session", True)
+    assert store.is_paused(ALICE) and not store.is_paused(ALICE_CAR)
+    store.set_paused(ALICE, "user", True)
+    assert store.is_paused(ALICE_CAR) and not store.is_paused(CAROL)
+    store.set_paused(ALICE, "session", False)
+    assert store.is_paused(ALICE)  # the user's pause still holds
+    store.set_paused(ALICE, "session", True)
+    store.set_paused(ALICE, "user", False)  # resuming the user resumes every session
+    assert not store.is_paused(ALICE) and not store.is_paused(ALICE_CAR)
+
+
+def test_request_ids(store):
+    assert store.find_request(ALICE, "r1") is None
+    store.save_request(ALICE, "r1", ["a", "b"], 100.0)
+    assert store.find_request(ALICE, "r1") == ["a", "b"] and store.find_request(ALICE_CAR, "r1") is None
+    store.purge_requests(50.0)
+    assert store.find_request(ALICE, "r1") == ["a", "b"]
+    store.purge_requests(150.0)
+    assert store.find_request(ALICE, "r1") is None
+
+
+def test_personas(store):
+    assert store.persona("bob") is None
+    store.save_persona("bob", "ovos-memory-plugin-lexical", {"max_num_results": 3}, 1.0)
+    store.save_persona("bob", "ovos-memory-plugin-recency", {"max_messages": 4}, 2.0)
+    assert store.persona("bob") == ("ovos-memory-plugin-recency", {"max_messages": 4})
+
+
+# ---------------------------------------------------------------- upkeep
+def test_export_then_import_into_another_store(store, store_backend, tmp_path):
+    w = Writer(store, ALICE)
+    turns = [w.turn("user", "I moved to Porto", name="Alice"), w.turn("assistant", "Porto is lovely",
+                                                                     tool_calls=json.dumps([{"id": "1"}]))]
+    w.fact("Alice lives in Porto", slot="residence", value="Porto", sources=json.dumps(turns[:1]),
+           extractor="rules", confidence=0.8)
+    summary = w.fact("They talked about Porto", kind="summary", conversation_id=w.conversation,
+                     sources=json.dumps(turns))
+    records = [to_record(r) for r in store.export(0, 100)]
+    assert len(records) == 4 and [r["id"] for r in store.export(1, 2)] == [r["id"] for r in records[1:3]]
+    assert [r["id"] for r in store.export(0, 10, user_id="alice", session_id="kitchen")] == [r["id"] for r in records]
+    other_config = build_config({"data_dir": str(tmp_path / "other"), "store": store_backend if
+                                 store_backend["backend"] == "sqlite" else {**store_backend,
+                                                                            "schema": store_backend["schema"] + "b"}})
+    other = open_store(other_config, 5, "cli")
+    try:
+        added = other.import_rows([check_record(r) for r in records])
+        assert [r["id"] for r in added] == [r["id"] for r in records]
+        assert other.import_rows([check_record(r) for r in records]) == []  # known ids are skipped
+        assert [to_record(r) for r in other.export(0, 100)] == records
+        conv = other.get_conversation(w.conversation)
+        assert conv["started_at"] == other.get_memories([turns[0]])[0]["created_at"]
+        state = other.summary_state(w.conversation)
+        assert state[0] == summary and state[2] == other.get_memories([turns[1]])[0]["seq"]
+        assert other.pending(("embed",)) == 4
+        assert ids_of(other.keyword_search(Visible(ALICE), ["porto"], 10))
+    finally:
+        other.close()
+        if store_backend["backend"] == "postgresql":
+            import psycopg
+            with psycopg.connect(store_backend["dsn"], autocommit=True) as conn:
+                conn.execute(f"DROP SCHEMA {store_backend['schema']}b CASCADE")
+
+
+def test_a_failed_transaction_leaves_nothing(store):
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            w = Writer(store, ALICE)
+            w.turn("user", "never stored")
+            store.enqueue("facts", ["x"])
+            store.set_paused(ALICE, "user", True)
+            store.save_persona("p", "m", {}, 1.0)
+            raise RuntimeError("boom")
+    assert store.count() == 0 and store.pending(("embed", "facts")) == 0
+    assert not store.is_paused(ALICE) and store.persona("p") is None and store.latest_conversation(ALICE) is None
+    assert store.keyword_search(Visible(ALICE), ["stored"], 5) == []
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            Writer(store, ALICE).turn("user", "never stored either")
+            with store.transaction():  # nested: part of the outer one
+                store.enqueue("facts", ["y"])
+            raise RuntimeError("boom")
+    assert store.count() == 0 and store.pending(("embed", "facts")) == 0
+    with store.transaction():
+        kept = Writer(store, ALICE).turn("user", "kept")
+        with store.transaction():
+            store.enqueue("facts", [kept])
+        assert store.existing([kept]) == {kept}  # a read in the transaction sees its writes
+    assert store.count() == 1 and store.pending(("facts",)) == 1
+
+
+def test_compaction_keeps_everything(store):
+    w = Writer(store, ALICE)
+    kept = w.turn("user", "a memory that stays")
+    store.delete([w.turn("user", "a memory that goes")])
+    store.compact()
+    assert ids_of(store.keyword_search(Visible(ALICE), ["memory"], 5)) == [kept]
