@@ -168,7 +168,7 @@ class MemoryEngine(Upkeep):
             for msg in messages:
                 writer.add(msg)
             store.touch_conversation(conv["id"], max(times))
-            self._queue_turn_work(scope.persona_id, self.lang(scope), store.get_memories(writer.kept_ids), now)
+            self._queue_turn_work(scope.persona_id, self.lang(scope), writer.kept(), now)
             if request_id is not None:
                 store.save_request(scope, request_id, writer.kept_ids, now)
             if now - self._last_purge > 3600:

@@ -52,6 +52,7 @@ class TurnWriter:
         last = store.conversation_turns(conversation_id, limit=1)
         self.last: Optional[ChatMessage] = turn_from_row(last[0]) if last else None
         self.kept_ids: List[str] = []
+        self.roles = {}  # kept id -> role
 
     def add(self, msg: ChatMessage):
         content = msg.content.strip()
@@ -67,6 +68,7 @@ class TurnWriter:
             self.store.update_memory(last.id, content=last.content, updated_at=self.now)
             if last.id not in self.kept_ids:
                 self.kept_ids.append(last.id)
+                self.roles[last.id] = last.role
             return
         self._insert(msg, content, created_at)
 
@@ -81,6 +83,11 @@ class TurnWriter:
                                 tool_calls=msg.tool_calls, tool_call_id=msg.tool_call_id,
                                 created_at=created_at, id=turn_id)
         self.kept_ids.append(turn_id)
+        self.roles[turn_id] = msg.role
+
+    def kept(self) -> List[dict]:
+        """The turns stored or extended, in order: id, role, conversation_id."""
+        return [{"id": i, "role": self.roles[i], "conversation_id": self.conversation_id} for i in self.kept_ids]
 
 
 def trim_window(turns: List[ChatMessage]) -> List[ChatMessage]:

@@ -43,6 +43,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._readers = []  # (thread, connection)
         self._readers_lock = threading.Lock()
         self._vectors = None
+        self._owners = {}  # user_id -> owner number, as in the users table
         self._after_commit = []
         self.release_claims()
         # a backoff an earlier process decided for embedding is stale: retry at once
@@ -64,17 +65,18 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     @contextmanager
     def transaction(self):
         with self._lock:
-            outermost = not self.db.conn.in_transaction
+            if self.db.conn.in_transaction:  # nested: part of the outer one (no savepoint)
+                yield self
+                return
             try:
                 with self.db.atomic():
                     yield self
             except BaseException:
-                if outermost:
-                    self._after_commit.clear()
+                self._after_commit.clear()
+                self._owners.clear()  # numbers given in the rolled-back transaction are gone
                 raise
-            if outermost:
-                while self._after_commit:
-                    self._after_commit.pop(0)()
+            while self._after_commit:
+                self._after_commit.pop(0)()
 
     def _when_committed(self, action):
         """Run ``action`` once the current transaction commits (file upkeep

@@ -66,10 +66,14 @@ class MemoryRows:
 
     def _owner_of(self, user_id: str, create: bool = False) -> Optional[int]:
         """The user's number in the keyword index (None: the user has no memories)."""
+        if user_id in self._owners:
+            return self._owners[user_id]
         if create:
             self.db.execute("INSERT OR IGNORE INTO users (user_id) VALUES (?)", [user_id])
         with self._reading() as db:
             row = db.execute("SELECT n FROM users WHERE user_id = ?", [user_id]).fetchone()
+        if row and create:  # known committed only once its transaction ends: cached by writers
+            self._owners[user_id] = row[0]
         return row[0] if row else None
 
     def update_memory(self, memory_id: str, **columns):
@@ -114,6 +118,7 @@ class MemoryRows:
             # a user with nothing left leaves no trace in the users table either
             self.db.execute("DELETE FROM users WHERE user_id IN (SELECT value FROM json_each(?)) AND NOT EXISTS "
                             "(SELECT 1 FROM memories m WHERE m.user_id = users.user_id)", [as_json(users)])
+            self._owners.clear()
             self._when_committed(lambda: self._forget_files(ids))
         return deleted
 
