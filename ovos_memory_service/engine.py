@@ -76,6 +76,7 @@ class MemoryEngine(Upkeep):
         self.personas = PersonaRegistry(self.store, self.reader, self.config)
         self.background = Background(self.store, self.personas, self.config)
         self.background.start()
+        self.store.listen(self._heard)
         if not self.config["embeddings"].get("enabled", True):
             self.reader.semantic_error = "semantic recall is disabled in the configuration"
         elif semantic == "off":
@@ -326,6 +327,15 @@ class MemoryEngine(Upkeep):
         if targets and not dry_run:
             self._tell_forgotten(scope.user_id, [t.id for t in targets])
         return targets
+
+    def _heard(self, event: str, data: dict):
+        """What another daemon sharing the store committed (store.listen)."""
+        if event == "forgotten":
+            self._tell_forgotten(data["user_id"], data["ids"])
+        elif event == "personas":
+            self.personas.drop(data.get("persona_id"))
+        elif event == "resync":  # notifications may have been missed
+            self.personas.drop()
 
     def _tell_forgotten(self, user_id: str, ids: List[str]):
         for listener in list(self.forget_listeners):

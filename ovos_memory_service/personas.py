@@ -73,6 +73,18 @@ class PersonaRegistry:
         if old:
             old.close()
 
+    def drop(self, persona_id: Optional[str] = None):
+        """Build ``persona_id``'s backend again when next used (every backend:
+        None), as another daemon sharing the store configured it."""
+        with self._lock:
+            if persona_id is None:
+                dropped = [*self._backends.values()]
+                self._backends.clear()
+            else:
+                dropped = [b for b in [self._backends.pop(persona_id, None)] if b is not None]
+        for backend in dropped:
+            backend.close()
+
     @staticmethod
     def check(config: dict, reader: StoreReader):
         """Build the default and every configured persona's backend once, so a

@@ -64,6 +64,12 @@ class Store(abc.ABC):
     def close(self):
         """Flush and close; the store cannot be used afterwards."""
 
+    def listen(self, callback):
+        """Call ``callback(event, data)`` for what other processes sharing this
+        store commit: "forgotten" ``{"user_id", "ids"}``, "personas"
+        ``{"persona_id"}``, "resync" ``{}`` (drop what is cached). A store only
+        one process opens (SQLite) has nothing to tell."""
+
     @abc.abstractmethod
     @contextmanager
     def transaction(self) -> Iterator["Store"]:
