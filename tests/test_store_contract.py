@@ -489,3 +489,281 @@ def test_compaction_keeps_everything(store):
     store.delete([w.turn("user", "a memory that goes")])
     store.compact()
     assert ids_of(store.keyword_search(Visible(ALICE), ["memory"], 5)) == [kept]
+
+
+# ------------------------------------------------- the same numbers on both
+CORPUS = [
+    ("user", "My dog Rex loves the park near the river"),
+    ("assistant", "Rex sounds like a happy dog!"),
+    ("user", "I don't like running in the rain, but my sister does"),
+    ("assistant", "Running in the rain can be refreshing."),
+    ("user", "We moved to Lisbon in 2019; the café downstairs is great"),
+    ("assistant", "Lisbon's cafes are famous. Which café?"),
+    ("user", "The e-mail from Dr. Smith arrived at 9:30"),
+    ("user", "Generously, they gave us the generators' manuals"),
+    ("assistant", "Ha ha ha, generous indeed"),
+    ("user", "São Paulo é uma cidade enorme e eu gosto de gatos"),
+    ("user", "Ich wohne in München und habe zwei Katzen"),
+    ("user", "my cats and my dogs play together"),
+    ("assistant", "Cats and dogs together: lovely"),
+    ("user", "x_y z__ 42 4.2 C++ and C# are languages"),
+]
+QUERIES = [["dog", "rex"], ["rain", "running", "sister"], ["lisbon", "cafe"], ["café"], ["email", "mail", "smith"],
+           ["generous", "generator"], ["ha"], ["são", "paulo", "gatos"], ["münchen", "katzen"], ["cats", "dogs"],
+           ["don", "don't"], ["42", "x_y", "c"], ["nothing", "matches"]]
+RELATED = {"dog": ("cat", "puppy"), "cats": ("kitten",), "cafe": ("coffee", "espresso")}
+
+
+def fill(store):
+    for owner in (ALICE, CAROL):
+        w = Writer(store, owner)
+        for role, content in CORPUS:
+            w.turn(role, content if owner is ALICE else content + " " + owner.user_id)
+    return {r["id"]: r for r in store.export(0, 1000)}
+
+
+@pytest.mark.stack
+def test_coverage_is_the_same_number_on_both_stores(pg_schema, tmp_path):
+    stores = [open_store(build_config({"data_dir": str(tmp_path / "sqlite")}), 5, "cli"),
+              open_store(build_config({"store": pg_schema}), 5, "cli")]
+    try:
+        Writer.starts = itertools.count()  # the same times, hence the same rows, in both
+        seqs = []
+        for store in stores:
+            rows = store.get_memories(list(fill(store)))
+            seqs.append({r["content"]: r["seq"] for r in rows})
+        assert seqs[0].keys() == seqs[1].keys()
+        for words in QUERIES:
+            related = {w: RELATED[w] for w in words if w in RELATED}
+            found = [store.coverage(words, list(by_text.values()), related) for store, by_text in zip(stores, seqs)]
+            for which in (0, 1):  # direct, topical
+                on_sqlite = {text: found[0][which][seq] for text, seq in seqs[0].items()}
+                on_postgresql = {text: found[1][which][seq] for text, seq in seqs[1].items()}
+                for text in on_sqlite:
+                    assert on_postgresql[text] == pytest.approx(on_sqlite[text], abs=1e-9), (words, text, which)
+            assert any(found[0][0].values()) or words == ["nothing", "matches"]
+    finally:
+        for store in stores:
+            store.close()
+
+
+@pytest.mark.stack
+def test_keyword_search_finds_the_same_memories_on_both_stores(pg_schema, tmp_path):
+    """The same candidates for words both stemmers agree on (SQLite's porter and
+    the snowball stemmer of the memory's language may split other words differently)."""
+    stores = [open_store(build_config({"data_dir": str(tmp_path / "sqlite")}), 5, "cli"),
+              open_store(build_config({"store": pg_schema}), 5, "cli")]
+    try:
+        Writer.starts = itertools.count()
+        for store in stores:
+            fill(store)
+        for words in (["dog", "rex"], ["rain"], ["lisbon"], ["cafe"], ["smith"], ["cats"], ["nothing"]):
+            found = [[r["content"] for r in store.keyword_search(Visible(ALICE), words, 50)] for store in stores]
+            assert set(found[0]) == set(found[1]), words
+            assert found[0][:1] == found[1][:1], words  # the same best match
+    finally:
+        for store in stores:
+            store.close()
+
+
+# ------------------------------------------- PostgreSQL: many daemons, one store
+@pytest.fixture
+def pg_stores(pg_schema):
+    """PostgreSQL store objects on one schema, as daemons would hold them."""
+    stores = []
+
+    def make(**overrides):
+        store = open_store(build_config({"lang": "en-us", "store": {**pg_schema, **overrides}}), 5, "daemon")
+        stores.append(store)
+        return store
+    yield make
+    for store in stores:
+        store.close()
+
+
+def wait_for(condition, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+@pytest.mark.stack
+def test_two_daemons_never_claim_the_same_job(pg_stores):
+    stores = [pg_stores(), pg_stores()]
+    stores[0].enqueue("facts", [f"subject-{i}" for i in range(300)])
+    claimed = [[], []]
+
+    def work(which):
+        while True:
+            jobs = stores[which].claim(("facts",), 7, time.time())
+            if not jobs:
+                return
+            claimed[which] += [j.id for j in jobs]
+    threads = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not set(claimed[0]) & set(claimed[1])
+    assert len(claimed[0]) + len(claimed[1]) == 300 and claimed[0] and claimed[1]
+
+
+@pytest.mark.stack
+def test_a_live_daemons_claims_stay_its_own_and_a_dead_ones_are_free_at_once(pg_stores):
+    first = pg_stores()
+    first.enqueue("facts", ["a", "b"])
+    held = first.claim(("facts",), 10, time.time(), lease_s=3600)
+    second = pg_stores()  # a new daemon: it releases its own claims only
+    second.release_claims()
+    assert second.claim(("facts",), 10, time.time()) == []
+    first.release_claims()  # a daemon letting go
+    assert len(second.claim(("facts",), 10, time.time())) == 2
+    second.release_claims()
+    held = first.claim(("facts",), 10, time.time(), lease_s=3600)
+    assert len(held) == 2
+    first._presence.close()  # its session ends, as when the daemon is killed
+    taken = second.claim(("facts",), 10, time.time())
+    assert sorted(j.id for j in taken) == sorted(j.id for j in held)
+    assert first.finish([j.id for j in held]) == {j.id for j in held}  # whoever finishes first, once
+    assert second.finish([j.id for j in taken]) == set()
+
+
+@pytest.mark.stack
+def test_forgets_and_personas_reach_the_other_daemons(pg_stores):
+    listening, other = pg_stores(), pg_stores()
+    heard = []
+    listening.listen(lambda event, data: heard.append((event, data)))
+    w = Writer(other, ALICE)
+    ids = [w.turn("user", f"turn {i}") for i in range(300)]  # more ids than one notification holds
+    other.delete(ids)
+    wait_for(lambda: sum(len(d["ids"]) for e, d in heard if e == "forgotten") == 300)
+    assert {d["user_id"] for e, d in heard} == {"alice"}
+    assert sorted(i for e, d in heard for i in d["ids"]) == sorted(ids)
+    assert len([e for e, _ in heard]) > 1
+    heard.clear()
+    other.save_persona("pirate", "ovos-memory-plugin-recency", {}, 1.0)
+    wait_for(lambda: heard)
+    assert heard == [("personas", {"persona_id": "pirate"})]
+    heard.clear()
+    listening.delete([Writer(listening, ALICE).turn("user", "mine")])  # its own: nothing to hear
+    listening.save_persona("pirate", "ovos-memory-plugin-recency", {"max_messages": 2}, 2.0)
+    other.set_paused(ALICE, "user", True)
+    assert listening.is_paused(ALICE)  # pauses are read from the database each time
+    time.sleep(1.5)
+    assert heard == []
+
+
+@pytest.mark.stack
+def test_daemons_starting_together_migrate_the_schema_once(pg_stores, pg_schema):
+    import psycopg
+    opened, failed = [], []
+
+    def start():
+        try:
+            opened.append(pg_stores())
+        except Exception as e:  # pragma: no cover - reported below
+            failed.append(e)
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failed and len(opened) == 4
+    with psycopg.connect(pg_schema["dsn"]) as conn:
+        names = [r[0] for r in conn.execute(f"SELECT name FROM {pg_schema['schema']}.schema_migrations")]
+    from ovos_memory_service.store.postgresql.migrations import MIGRATIONS
+    assert names == [name for name, _ in MIGRATIONS]
+
+
+@pytest.mark.stack
+def test_a_forget_vacuums_what_it_deleted(pg_stores, pg_schema):
+    import psycopg
+    store = pg_stores()
+    store.open_vectors(DIM)
+    w = Writer(store, ALICE)
+    ids = [w.turn("user", f"a secret number {i}") for i in range(20)]
+    embed_all(store, {i: unit(1) for i in ids})
+    with psycopg.connect(pg_schema["dsn"]) as conn:
+        before = conn.execute("SELECT now()").fetchone()[0]
+    store.delete(ids)
+    with psycopg.connect(pg_schema["dsn"]) as conn:
+        vacuumed = dict(conn.execute("SELECT relname, last_vacuum >= %s FROM pg_stat_user_tables "
+                                     "WHERE schemaname = %s", [before, pg_schema["schema"]]).fetchall())
+    assert all(vacuumed[t] for t in ("memories", "memory_text", "jobs", "summaries", "memory_vectors"))
+
+
+@pytest.mark.stack
+def test_memories_are_searched_in_their_sessions_language(pg_stores):
+    store = pg_stores()
+    lisbon = Scope("ana", "sala", None, "pt-pt")
+    with store.transaction():  # as an update: the turns, then their jobs with the session's lang
+        w = Writer(store, lisbon)
+        said = w.turn("user", "Os meus gatos dormem no sofá")
+        store.enqueue("facts", [said], lang="pt-pt")
+    reply = w.turn("assistant", "Os gatos gostam de dormir")
+    fact = w.fact("A Ana tem gatos")
+    english = Writer(store, Scope("ana", "hall", None, "en-us")).turn("user", "the cats are sleeping")
+
+    def config(memory_id):
+        with store._cursor() as cur:
+            return cur.execute("SELECT t.ts_config FROM memory_text t JOIN memories m ON m.seq = t.seq "
+                               "WHERE m.id = %s", [memory_id]).fetchone()["ts_config"]
+    assert [config(i) for i in (said, reply, fact, english)] == ["portuguese"] * 3 + ["english"]
+    # the Portuguese stemmer: "gato" finds "gatos"; diacritics folded ("sofa" finds "sofá")
+    assert set(ids_of(store.keyword_search(Visible(lisbon, where="all"), ["gato"], 10))) == {said, reply, fact}
+    assert said in ids_of(store.keyword_search(Visible(lisbon), ["sofa"], 10))
+    assert set(ids_of(store.keyword_search(Visible(Scope("ana", "hall")), ["sleep"], 10))) == {english}
+
+
+@pytest.mark.stack
+def test_a_users_transactions_wait_for_each_other_and_no_one_else(pg_stores):
+    first, second = pg_stores(), pg_stores()
+    inside, release = threading.Event(), threading.Event()
+
+    def hold_alice():
+        with first.transaction():
+            first.is_paused(ALICE)  # reads of a user in a transaction take the user
+            inside.set()
+            release.wait(10)
+    holder = threading.Thread(target=hold_alice)
+    holder.start()
+    inside.wait(5)
+    Writer(second, CAROL).turn("user", "not waiting")  # another user: at once
+    done = threading.Event()
+    threading.Thread(target=lambda: (Writer(second, ALICE).turn("user", "waits"), done.set())).start()
+    assert not done.wait(0.5)  # still waiting while alice is held
+    release.set()
+    assert done.wait(5)
+    holder.join()
+    assert second.count(user_id="alice") == 1
+
+
+@pytest.mark.stack
+def test_nearest_through_the_hnsw_index_finds_what_an_exact_scan_finds(pg_stores, monkeypatch):
+    from ovos_memory_service.store.postgresql import vectors
+    store = pg_stores()
+    store.open_vectors(DIM)
+    w = Writer(store, ALICE)
+    rng = np.random.default_rng(7)
+    ids = [w.turn("user", f"memory {i}") for i in range(60)]
+    hidden = Writer(store, ALICE_OTHER_PERSONA).turn("user", "another persona")
+    embed_all(store, {**{i: unit(*rng.normal(size=DIM)) for i in ids}, hidden: unit(1)})
+    query = unit(1, 0.1)
+    exact = ids_of(store.nearest(Visible(ALICE), query, 5, newest=40))
+    monkeypatch.setattr(vectors, "EXACT_NEWEST", 10)
+    assert ids_of(store.nearest(Visible(ALICE), query, 5, newest=40)) == exact
+    assert hidden not in ids_of(store.nearest(Visible(ALICE), query, 5, newest=1000))
+
+
+@pytest.mark.stack
+def test_an_empty_dsn_uses_the_pg_environment_variables(pg_server, pg_schema, monkeypatch):
+    for part in pg_server.dsn.split():
+        key, value = part.split("=", 1)
+        monkeypatch.setenv({"host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "dbname": "PGDATABASE"}[key], value)
+    store = open_store(build_config({"store": {**pg_schema, "dsn": ""}}), 5, "cli")
+    try:
+        Writer(store, ALICE).turn("user", "hello")
+        assert store.count() == 1
+    finally:
+        store.close()
