@@ -767,3 +767,18 @@ def test_an_empty_dsn_uses_the_pg_environment_variables(pg_server, pg_schema, mo
         assert store.count() == 1
     finally:
         store.close()
+
+
+# ------------------------------------------------------- the engine on both
+def test_an_engine_remembers_recalls_and_forgets_on_either_store(make_engine, store_backend):
+    """make_engine(store=store_backend) runs an engine on each store."""
+    from ovos_memory_service.wire import ChatMessage
+    engine = make_engine(store=store_backend)
+    scope = Scope("alice", "kitchen", None, "en-us")
+    stored = engine.update_history(scope, [ChatMessage(role="user", content="my dog is called Rex"),
+                                           ChatMessage(role="assistant", content="Rex is a good name")])
+    assert stored["stored"] == 2 and engine.wait_idle(60)
+    found = engine.recall(scope, "what is my dog called?", threshold=0.3)
+    assert any("Rex" in item.content for item in found)
+    engine.forget(scope, everything=True)
+    assert engine.store.count(user_id="alice") == 0 and engine.store.vector_count() == 0

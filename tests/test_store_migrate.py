@@ -1,0 +1,132 @@
+"""Moving a device's SQLite store into PostgreSQL and back (store/migrate.py):
+every memory, conversation, summary state, vector, pending job, pause,
+request id and persona arrives, checked; running it again adds nothing."""
+import json
+import time
+
+import numpy as np
+import pytest
+
+from ovos_memory_service.config import build_config
+from ovos_memory_service.items import new_id
+from ovos_memory_service.scope import Scope
+from ovos_memory_service.store import Visible, open_store
+from ovos_memory_service.store.migrate import MigrationIncomplete, migrate
+from ovos_memory_service.store.records import to_record
+
+pytestmark = pytest.mark.stack  # a real PostgreSQL (tests/pg.py)
+
+ALICE = Scope("alice", "kitchen", "pirate", "en-us")
+DIM = 8
+
+
+def sqlite_store(folder):
+    return open_store(build_config({"data_dir": str(folder)}), 5, "cli")
+
+
+def pg_store(block):
+    return open_store(build_config({"store": block}), 5, "cli")
+
+
+def vector(i: int) -> np.ndarray:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[0], v[1 + i % (DIM - 1)] = 1.0, 0.5 + i / 10
+    return v / np.linalg.norm(v)
+
+
+def fill(store):
+    """A device's store: two conversations, facts, a summary, vectors, pending work."""
+    store.open_vectors(DIM)
+    now = 1_700_000_000.0
+    conversation = store.start_conversation(ALICE, now)
+    turns = []
+    for i, (role, text) in enumerate([("user", "I moved to Porto"), ("assistant", "Porto is lovely"),
+                                      ("user", "my dog is Rex"), ("assistant", "Rex!")]):
+        turns.append(store.insert_memory({
+            "id": new_id(), "kind": "turn", "user_id": "alice", "persona_id": "pirate", "session_id": "kitchen",
+            "conversation_id": conversation, "role": role, "content": text, "created_at": now + i}))
+    store.touch_conversation(conversation, now + 3)
+    store.start_conversation(Scope("bob", "hall"), now + 50)  # a conversation with nothing in it yet
+    fact = store.insert_memory({"id": new_id(), "kind": "fact", "user_id": "alice", "persona_id": "pirate",
+                                "session_id": "kitchen", "content": "Lives in Porto", "slot": "residence",
+                                "value": "Porto", "sources": json.dumps(turns[:1]), "extractor": "rules",
+                                "confidence": 0.8, "created_at": now + 5})
+    summary = store.insert_memory({"id": new_id(), "kind": "summary", "user_id": "alice", "persona_id": "pirate",
+                                   "session_id": "kitchen", "conversation_id": conversation,
+                                   "content": "Alice moved to Porto", "sources": json.dumps(turns[:2]),
+                                   "extractor": "llm", "created_at": now + 6})
+    store.set_summary_state(conversation, summary, store.get_memories([turns[1]])[0]["seq"])
+    jobs = store.claim(("embed",), 100, time.time())
+    rows = {r["id"]: r for r in store.get_memories([j.subject for j in jobs])}
+    # every memory but the last turn has its vector; that one is still to embed
+    store.save_vectors({j.id: (rows[j.subject], vector(i)) for i, j in enumerate(jobs) if j.subject != turns[3]})
+    store.release_claims()
+    store.enqueue("facts", [turns[2]], lang="en-us")
+    store.enqueue("llm_summary", [conversation], "pirate", "en-us", due=now + 100)
+    store.set_paused(Scope("alice", "car"), "session", True)
+    store.set_paused(Scope("carol", "x"), "user", True)
+    store.save_request(ALICE, "req-1", turns[:2], now)
+    store.save_persona("pirate", "ovos-memory-plugin-recency", {"max_messages": 4}, now)
+    return {"conversation": conversation, "turns": turns, "fact": fact, "summary": summary}
+
+
+def state(store, made):
+    """Everything a migration must carry, comparable between stores."""
+    store_vectors = store.similarities("alice", vector(0), [*made["turns"], made["fact"], made["summary"]])
+    conv = store.get_conversation(made["conversation"])
+    summary = store.summary_state(made["conversation"])
+    covered = store.get_memories([made["turns"][1]])[0]["seq"]
+    return {
+        "records": [to_record(r) for r in store.export(0, 100)],
+        "conversation": {k: conv[k] for k in ("user_id", "persona_id", "session_id", "started_at", "updated_at")},
+        "bob": store.latest_conversation(Scope("bob", "hall")) is not None,
+        "summary": (summary[0], summary[1], summary[2] == covered),
+        "vectors": {k: round(v, 5) for k, v in store_vectors.items()},
+        "jobs": sorted((j.queue, j.subject, j.lang) for j in store.claim(("facts", "llm_summary", "embed"), 100,
+                                                                          time.time() + 1000)),
+        "paused": [store.is_paused(Scope("alice", "car")), store.is_paused(Scope("alice", "kitchen")),
+                   store.is_paused(Scope("carol", "y"))],
+        "request": store.find_request(ALICE, "req-1"),
+        "persona": store.persona("pirate"),
+        "keywords": [r["content"] for r in store.keyword_search(Visible(ALICE), ["porto"], 10)],
+    }
+
+
+def test_a_device_store_moves_into_postgresql_and_back(tmp_path, pg_schema):
+    device = sqlite_store(tmp_path / "device")
+    made = fill(device)
+    shared = pg_store(pg_schema)
+    try:
+        result = migrate(device, shared)
+        assert (result.memories, result.added, result.vectors, result.pauses, result.personas) == (6, 6, 5, 2, 1)
+        assert result.conversations == 2 and result.jobs == 2 and result.requests == 1
+        again = migrate(device, shared)  # nothing new: nothing added, nothing doubled
+        assert again.added == 0 and shared.count() == 6
+        original = state(device, made)
+        moved = state(shared, made)
+        assert moved == original
+        assert original["jobs"] == [("embed", made["turns"][3], ""), ("facts", made["turns"][2], "en-us"),
+                                    ("llm_summary", made["conversation"], "en-us")]
+        shared.release_claims()
+        back = sqlite_store(tmp_path / "back")
+        try:
+            migrate(shared, back)
+            assert state(back, made) == original
+        finally:
+            back.close()
+    finally:
+        device.close()
+        shared.close()
+
+
+def test_a_migration_that_loses_something_says_so(tmp_path, pg_schema, monkeypatch):
+    device = sqlite_store(tmp_path / "device")
+    fill(device)
+    shared = pg_store(pg_schema)
+    try:
+        monkeypatch.setattr(type(shared), "import_rows", lambda self, rows: [])  # a target that drops them
+        with pytest.raises(MigrationIncomplete, match="memories"):
+            migrate(device, shared)
+    finally:
+        device.close()
+        shared.close()
