@@ -687,6 +687,7 @@ def test_a_forget_vacuums_what_it_deleted(pg_stores, pg_schema):
     with psycopg.connect(pg_schema["dsn"]) as conn:
         before = conn.execute("SELECT now()").fetchone()[0]
     store.delete(ids)
+    assert store.settle(30)
     with psycopg.connect(pg_schema["dsn"]) as conn:
         vacuumed = dict(conn.execute("SELECT relname, last_vacuum >= %s FROM pg_stat_user_tables "
                                      "WHERE schemaname = %s", [before, pg_schema["schema"]]).fetchall())

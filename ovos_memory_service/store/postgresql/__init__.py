@@ -27,16 +27,21 @@ plugins' windows) hear about changes through ``listen``: NOTIFY on
 What forgetting leaves in PostgreSQL, and for how long
 -------------------------------------------------------
 ``delete`` removes the rows, their text index entries, vectors, jobs and
-summary state in one transaction, then runs VACUUM on those tables (outside
-the transaction, from the caller's thread). After that:
+summary state in one transaction; once it commits, a thread of the store
+runs ``VACUUM (INDEX_CLEANUP ON)`` of those tables (vacuum.py; ``settle()``
+waits for it; autovacuum would come later, and skip the indexes). After that:
 
-- the dead tuples are gone from the tables, their TOAST data and indexes
-  (GIN entries, the HNSW graph's elements) once no transaction older than
-  the delete is still open (VACUUM cannot remove what an open snapshot may
-  see: a long-running transaction elsewhere delays it). The bytes of a
-  removed tuple may stay in the page's free space until the page is written
-  again; ``compact()`` (``ovos-memory compact``) rewrites every table and
-  index into new files (VACUUM FULL) and asks for a CHECKPOINT.
+- the dead tuples are gone from the tables and their TOAST data, and their
+  entries from every index, once no transaction older than the delete is
+  still open (VACUUM cannot remove what an open snapshot may see: a
+  long-running transaction elsewhere delays it). What stays in the files
+  until they are rewritten: the bytes of removed tuples in the free space of
+  their pages (until the page is written again), a GIN key (a word) whose
+  every memory was forgotten, and the vector bytes of the HNSW graph's
+  deleted elements (until new vectors reuse them). ``compact()`` (``ovos-memory
+  compact``) rewrites every table and index into new files (VACUUM FULL)
+  and asks for a CHECKPOINT; run it after a forget that must leave nothing,
+  and on a schedule on a shared server.
 - the write-ahead log holds the inserted text until its segments are
   recycled: after the next checkpoints (``checkpoint_timeout``, 5 minutes
   by default, and ``max_wal_size``), longer while ``wal_keep_size``, a
@@ -72,6 +77,7 @@ from ovos_memory_service.store.postgresql.keywords import KeywordIndex
 from ovos_memory_service.store.postgresql.memories import MemoryRows
 from ovos_memory_service.store.postgresql.text import Fts5Tokens
 from ovos_memory_service.store.postgresql.turns import Turns
+from ovos_memory_service.store.postgresql.vacuum import Vacuums
 from ovos_memory_service.store.postgresql.vectors import Vectors
 
 DEFAULT_SCHEMA = "ovos_memory"
@@ -96,6 +102,7 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
         self._local = threading.local()  # the thread's transaction: connection, locked users, after-commit
         self._tokens = Fts5Tokens()
         self._dim: Optional[int] = None
+        self._vacuums = Vacuums(self._vacuum)
         with self._pool.connection() as conn:
             self._configs = {r[0] for r in conn.execute("SELECT cfgname FROM pg_ts_config")}
         self._presence = Presence(dsn, self._application_name, [self._channel("forgotten"),
@@ -114,6 +121,7 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
             self.release_claims()
         except Exception as e:
             LOG.warning(f"memory store: claims not released ({e}); they lapse with this session")
+        self._vacuums.close()  # after the last forget, before leaving
         self._presence.close()
         self._pool.close()
         self._pool = None
@@ -173,12 +181,15 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
             cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [USERS, user_id])
             locked.add(user_id)
 
+    def settle(self, timeout: float = 60) -> bool:
+        """Wait until the VACUUM of every forget so far has run (tests, the CLI)."""
+        return self._vacuums.settle(timeout)
+
     def _vacuum(self, tables, verb: str = "VACUUM"):
-        """VACUUM (outside any transaction) ``tables``."""
+        """``verb`` (VACUUM with its options) of those of ``tables`` that exist,
+        outside any transaction."""
         from psycopg import sql
-        statement = sql.SQL(verb + " {}").format(sql.SQL(", ").join(sql.Identifier(t) for t in tables))
-        try:
-            with self._pool.connection() as conn:
-                conn.execute(statement)
-        except Exception as e:
-            LOG.warning(f"memory store: {verb} failed ({e}); autovacuum will remove the forgotten rows")
+        with self._pool.connection() as conn:
+            found = [t for t in tables if conn.execute("SELECT to_regclass(%s)", [t]).fetchone()[0] is not None]
+            if found:
+                conn.execute(sql.SQL(verb + " {}").format(sql.SQL(", ").join(sql.Identifier(t) for t in found)))

@@ -128,8 +128,8 @@ class Admin:
     def compact(self):
         """Rewrite every table and index into new files (VACUUM FULL: the
         tables are locked meanwhile, every daemon waits), then ANALYZE."""
-        tables = TABLES + (("memory_vectors",) if self._vectors_table_exists() else ())
-        self._vacuum(tables, "VACUUM (FULL, ANALYZE)")
+        self._vacuums.settle()
+        self._vacuum(TABLES + ("memory_vectors",), "VACUUM (FULL, ANALYZE)")
         try:
             with self._pool.connection() as conn:
                 conn.execute("CHECKPOINT")  # the WAL that held the old pages can be recycled

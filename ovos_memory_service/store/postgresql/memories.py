@@ -16,7 +16,7 @@ AS_NEW = ("ON CONFLICT (queue, subject) DO UPDATE SET id = DEFAULT, persona_id =
           "lang = excluded.lang, attempts = 0, next_at = excluded.next_at, claimed_until = 0, "
           "claimant = NULL, error = NULL")
 # what a forget leaves dead tuples in (VACUUMed once it commits)
-FORGET_TABLES = ("memories", "memory_text", "jobs", "summaries", "user_configs")
+FORGET_TABLES = ("memories", "memory_text", "memory_vectors", "jobs", "summaries", "user_configs")
 
 
 def condition(visible: Visible) -> Tuple[str, list]:
@@ -127,7 +127,7 @@ class MemoryRows:
             for user_id, forgotten in by_user.items():
                 for payload in payloads({"user_id": user_id, "from": self.claimant}, forgotten):
                     cur.execute("SELECT pg_notify(%s, %s)", [self._channel("forgotten"), payload])
-            self._when_committed(lambda: self._vacuum(FORGET_TABLES + (("memory_vectors",) if self._dim else ())))
+            self._when_committed(lambda: self._vacuums.request(FORGET_TABLES))
         return len(gone)
 
     # ----------------------------------------------------------- visible
