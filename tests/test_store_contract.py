@@ -783,3 +783,23 @@ def test_an_engine_remembers_recalls_and_forgets_on_either_store(make_engine, st
     assert any("Rex" in item.content for item in found)
     engine.forget(scope, everything=True)
     assert engine.store.count(user_id="alice") == 0 and engine.store.vector_count() == 0
+
+
+@pytest.mark.stack
+def test_sessions_the_server_ended_are_made_again(pg_stores, pg_schema):
+    import psycopg
+    from ovos_memory_service.store.postgresql.connection import storage_problem
+    store = pg_stores()
+    heard = []
+    store.listen(lambda event, data: heard.append(event))
+    Writer(store, ALICE).turn("user", "before")
+    claimant = store.claimant
+    with psycopg.connect(pg_schema["dsn"], autocommit=True) as conn:  # as a server restart or failover does
+        ended = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                             "WHERE application_name = %s", [store._application_name]).fetchone()[0]
+    assert ended >= 2  # the pool's and the store's own session
+    assert store.count() == 1  # pooled connections are checked before use
+    wait_for(lambda: "resync" in heard)  # the listening session is back, and says it may have missed something
+    assert store.claimant == claimant  # its claimant lock was free again: its claims stay its own
+    assert storage_problem(psycopg.OperationalError("server closed the connection unexpectedly"))
+    assert storage_problem(ValueError("not a storage error")) is None

@@ -64,8 +64,11 @@ def open_pool(dsn: str, search_path: List[str], vectors: bool, application_name:
             from pgvector.psycopg import register_vector
             register_vector(conn)
 
+    # check: a connection the server closed (a restart, a failover) is replaced
+    # before use instead of failing one request
     pool = psycopg_pool.ConnectionPool(
         dsn, min_size=1, max_size=max_size, configure=configure, open=False, name="ovos-memory",
+        check=psycopg_pool.ConnectionPool.check_connection,
         kwargs={"autocommit": True, "application_name": application_name})
     pool.open(wait=True, timeout=30)
     return pool
@@ -153,3 +156,25 @@ def payloads(data: dict, ids: List[str]) -> List[str]:
         size += len(memory_id.encode()) + 4
     chunks.append(chunk)
     return [json.dumps({**data, "ids": c}) for c in chunks if c or not ids]
+
+
+def storage_problem(error: BaseException) -> Optional[str]:
+    """What to answer for a PostgreSQL failure (the words of errors.py's
+    storage messages), None for an error that is not one."""
+    try:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+    except ImportError:
+        return None
+    if isinstance(error, PoolTimeout):
+        return "the shared memory store has no free connection; nothing was stored, try again"
+    if isinstance(error, (psycopg.errors.DiskFull, psycopg.errors.OutOfMemory)):
+        return "the shared memory store's disk is full; nothing was stored"
+    if isinstance(error, psycopg.errors.ReadOnlySqlTransaction):
+        return "the shared memory store is read-only (a standby server?); nothing was stored"
+    if isinstance(error, (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure,
+                          psycopg.errors.LockNotAvailable)):
+        return "the shared memory store is busy; nothing was stored, try again"
+    if isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError)):
+        return "the shared memory store (PostgreSQL) cannot be reached; nothing was stored"
+    return None
