@@ -103,10 +103,14 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
         self._tokens = Fts5Tokens()
         self._dim: Optional[int] = None
         self._vacuums = Vacuums(self._vacuum)
-        with self._pool.connection() as conn:
-            self._configs = {r[0] for r in conn.execute("SELECT cfgname FROM pg_ts_config")}
-        self._presence = Presence(dsn, self._application_name, [self._channel("forgotten"),
-                                                                self._channel("personas")])
+        try:
+            with self._pool.connection() as conn:
+                self._configs = {r[0] for r in conn.execute("SELECT cfgname FROM pg_ts_config")}
+            self._presence = Presence(dsn, self._application_name, [self._channel("forgotten"),
+                                                                    self._channel("personas")])
+        except BaseException:
+            self._pool.close()
+            raise
         # a backoff an earlier process decided for embedding is stale: retry at once
         self.due_again("embed", time.time())
 
