@@ -44,6 +44,8 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._readers_lock = threading.Lock()
         self._vectors = None
         self._owners = {}  # user_id -> owner number, as in the users table
+        self._document_counts = {}  # word -> (memories whose text has it, memories then): keywords.py
+        self._memory_count = self.count()
         self._after_commit = []
         self.release_claims()
         # a backoff an earlier process decided for embedding is stale: retry at once
@@ -74,6 +76,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
             except BaseException:
                 self._after_commit.clear()
                 self._owners.clear()  # numbers given in the rolled-back transaction are gone
+                self._memory_count = self.count()
                 raise
             while self._after_commit:
                 self._after_commit.pop(0)()

@@ -14,6 +14,7 @@ common one, and a keyword found only in the speaker's name or the turn
 before counts nothing.
 """
 import math
+import sqlite3
 from typing import Dict, List, Sequence
 
 from ovos_memory_service.store.base import Exclude, Visible
@@ -23,6 +24,13 @@ from ovos_memory_service.store.sqlite.memories import as_json, condition, exclud
 # number only narrows the search to one user's memories)
 WEIGHTS = (0.5, 1.0, 0.4, 0.0)
 OWN_WORDS = "{content} : "  # an FTS5 column filter: neither the speaker nor the context
+TOKENIZER = "porter unicode61 remove_diacritics 2"  # as memories_fts (migrations.py)
+DOCUMENT_COUNTS_KEPT = 4096
+
+
+def _matching(scratch, expression: str) -> set:
+    """The rowids of the scratch index that match an FTS5 expression."""
+    return {seq for (seq,) in scratch.execute("SELECT rowid FROM candidates WHERE candidates MATCH ?", [expression])}
 
 
 def quote(token: str) -> str:
@@ -61,32 +69,49 @@ class KeywordIndex:
         topical = dict(direct)
         if not direct or not words:
             return direct, topical
-        wanted = as_json(direct)
-        idf_sum = 0.0
         with self._reading() as db:
-            total_docs = db.execute("SELECT count(*) FROM memories").fetchone()[0]
-            for word in words:
-                expression = OWN_WORDS + quote(word)
-                n = db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
-                                    [expression]).fetchone()[0]
-                idf = math.log(1 + (total_docs - n + 0.5) / (n + 0.5))
-                idf_sum += idf
-                having = self._matching(db, expression, wanted)
-                for seq in having:
-                    direct[seq] += idf
-                if related.get(word):
-                    for seq in self._matching(db, OWN_WORDS + "(" + match_expression(related[word]) + ")",
-                                              wanted) - having:
-                        topical[seq] += idf
+            texts = db.execute("SELECT seq, content FROM memories WHERE seq IN (SELECT value FROM json_each(?))",
+                               [as_json(direct)]).fetchall()
+            idfs = [self._idf(db, word) for word in words]
+        # which candidate says which word: matched in a scratch index of the
+        # candidates alone (the same tokenizer), not in the whole store's
+        scratch = self._scratch_index(texts)
+        for word, idf in zip(words, idfs):
+            having = _matching(scratch, quote(word))
+            for seq in having:
+                direct[seq] += idf
+            if related.get(word):
+                for seq in _matching(scratch, "(" + match_expression(related[word]) + ")") - having:
+                    topical[seq] += idf
+        idf_sum = sum(idfs)
         share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
         return share(direct), share(topical)
 
-    @staticmethod
-    def _matching(db, expression: str, wanted: str) -> set:
-        """The rowids among ``wanted`` (a JSON list) that match an FTS5 expression."""
-        return {seq for (seq,) in db.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
-            [expression, wanted])}
+    def _idf(self, db, word: str) -> float:
+        """idf of a word over every memory's own text. A word's document count
+        is kept while the store grows by less than 1% (a rare word's idf hardly
+        moves then; on a small store it is counted every time)."""
+        total = self._memory_count
+        known = self._document_counts.get(word)
+        if known is None or abs(total - known[1]) > total / 100:
+            n = db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
+                           [OWN_WORDS + quote(word)]).fetchone()[0]
+            known = (n, total)
+            if len(self._document_counts) >= DOCUMENT_COUNTS_KEPT:
+                self._document_counts = {}  # a fresh start now and then, rather than bookkeeping
+            self._document_counts[word] = known
+        n = known[0]
+        return math.log(1 + (total - n + 0.5) / (n + 0.5))
+
+    def _scratch_index(self, texts):
+        """This thread's in-memory FTS5 index, holding only ``texts`` ((seq, content))."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = sqlite3.connect(":memory:", check_same_thread=False)
+            scratch.execute(f"CREATE VIRTUAL TABLE candidates USING fts5 (content, tokenize='{TOKENIZER}')")
+        scratch.execute("DELETE FROM candidates")
+        scratch.executemany("INSERT INTO candidates (rowid, content) VALUES (?, ?)", texts)
+        return scratch
 
     def adjacent_turns(self, visible: Visible, ids: Sequence[str],
                        exclude: Exclude = Exclude()) -> Dict[str, List[dict]]:

@@ -61,6 +61,7 @@ class MemoryRows:
             columns = list(row)
             self.db.execute(f"INSERT INTO memories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                             [row[c] for c in columns])
+            self._memory_count += 1
             self._queue_embeddings([row["id"]])
         return row["id"]
 
@@ -112,6 +113,7 @@ class MemoryRows:
             # the keyword entries go with the rows (triggers of the FTS5 index)
             deleted = self.db.execute("DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))",
                                       [as_json(ids)]).rowcount
+            self._memory_count -= deleted
             self.db.execute("DELETE FROM jobs WHERE subject IN (SELECT value FROM json_each(?))", [as_json(ids)])
             self.db.execute("DELETE FROM summaries WHERE memory_id IN (SELECT value FROM json_each(?))",
                             [as_json(ids)])
