@@ -28,13 +28,14 @@ def egg_info(tmp_path, prelude: str = "") -> str:
     return next(tmp_path.glob("*.egg-info")).joinpath("requires.txt").read_text()
 
 
-def install_requires(requires_txt: str) -> dict:
-    """{distribution: the marker section it is in ('' for none)}, extras left out."""
+def install_requires(requires_txt: str, extra: str = "") -> dict:
+    """{distribution: the marker section it is in ('' for none)}: what every
+    install gets, or with ``extra`` what that extra adds."""
     found, section = {}, ""
     for line in requires_txt.splitlines():
         if line.startswith("["):
             section = line.strip("[]")
-        elif line.strip() and (section == "" or section.startswith(":")):
+        elif line.strip() and (section.split(":")[0] == extra):
             found[canonical(re.split(r"[\s<>=!~;\[]", line.strip())[0])] = section
     return found
 
@@ -54,9 +55,16 @@ def module_providers() -> dict:
     return providers
 
 
-def imported_top_level_modules() -> set:
+# the shared store's modules import what the "postgresql" extra installs
+EXTRA_FOLDERS = {"postgresql": ROOT / "ovos_memory_service" / "store" / "postgresql"}
+
+
+def imported_top_level_modules(extra: str = "") -> set:
     names = set()
-    for path in (ROOT / "ovos_memory_service").rglob("*.py"):
+    paths = (EXTRA_FOLDERS[extra] if extra else ROOT / "ovos_memory_service").rglob("*.py")
+    for path in paths:
+        if not extra and any(folder in path.parents for folder in EXTRA_FOLDERS.values()):
+            continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
@@ -66,11 +74,15 @@ def imported_top_level_modules() -> set:
 
 
 @pytest.mark.stack
-def test_every_imported_module_is_declared(tmp_path):
-    declared = install_requires(egg_info(tmp_path))
+@pytest.mark.parametrize("extra", ["", "postgresql"])
+def test_every_imported_module_is_declared(tmp_path, extra):
+    requires = egg_info(tmp_path)
+    declared = install_requires(requires)
+    if extra:  # the extra's modules may use what every install gets, and what the extra adds
+        declared.update(install_requires(requires, extra))
     providers = module_providers()
     missing, not_installed = [], []
-    for module in sorted(imported_top_level_modules()):
+    for module in sorted(imported_top_level_modules(extra)):
         distributions = providers.get(module, set())
         if not distributions:
             if canonical(module) not in SEMANTIC:  # those: absent where they have no wheels
