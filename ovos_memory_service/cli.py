@@ -395,3 +395,52 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+@cli.command()
+@click.option("--to", "to", type=click.Choice(["postgresql", "sqlite"]), required=True,
+              help="postgresql: this device's store into the shared one; sqlite: back into --data-dir")
+@click.option("--dsn", default="", help="the PostgreSQL server (default: the PG* environment variables)")
+@click.option("--schema", default="ovos_memory", show_default=True, help="the PostgreSQL schema")
+@json_option
+@click.pass_context
+def migrate(ctx, to, dsn, schema, as_json):
+    """Move every memory (turns, facts, summaries, vectors, pauses, pending work)
+    between the device's SQLite store and PostgreSQL, then check that all of it
+    arrived. Stop ovos-memory-service first; running it again adds nothing twice."""
+    from ovos_memory_service.store import StoreLocked, open_store
+    from ovos_memory_service.store.migrate import MigrationIncomplete, migrate as move
+    config = ctx.obj["config"]
+    device = {**config, "store": {**config.get("store", {}), "backend": "sqlite"}}
+    shared = {**config, "store": {**config.get("store", {}), "backend": "postgresql", "dsn": dsn,
+                                  "schema": schema}}
+    try:
+        sqlite = open_store(device, lock_timeout=0, holder="cli")
+    except StoreLocked as e:
+        raise click.ClickException(f"{e}: stop it first (systemctl --user stop ovos-memory-service)")
+    try:
+        try:
+            postgresql = open_store(shared, holder="cli")
+        except Exception as e:
+            raise click.ClickException(f"cannot open the PostgreSQL store: {e}")
+        try:
+            source, target = (sqlite, postgresql) if to == "postgresql" else (postgresql, sqlite)
+            with Progress(console=Console(stderr=True), disable=as_json) as progress:
+                tasks = {}
+
+                def tell(step, done, total):
+                    if step not in tasks:
+                        tasks[step] = progress.add_task(step, total=total)
+                    progress.update(tasks[step], completed=done, total=total)
+                result = move(source, target, tell)
+        except MigrationIncomplete as e:
+            raise click.ClickException(f"the migration is incomplete: {e}")
+        finally:
+            postgresql.close()
+    finally:
+        sqlite.close()
+    if as_json:
+        return emit_json(result.as_dict())
+    click.echo(f"moved to {to}: {result.memories} memories ({result.added} new there), "
+               f"{result.vectors} vectors, {result.conversations} conversations, {result.jobs} pending jobs, "
+               f"{result.pauses} pauses, {result.personas} personas; every one checked")

@@ -130,3 +130,28 @@ def test_a_migration_that_loses_something_says_so(tmp_path, pg_schema, monkeypat
     finally:
         device.close()
         shared.close()
+
+
+def test_ovos_memory_migrate_moves_a_device_store_and_back(tmp_path, pg_schema, make_engine):
+    """The command a device owner runs: its memories recalled from PostgreSQL, then back."""
+    from click.testing import CliRunner
+    from ovos_memory_service.cli import cli
+    from tests.helpers import exchange, scope
+    device = make_engine(data_dir=str(tmp_path / "device"))
+    sc = scope()
+    exchange(device, sc, "My dog is called Rex", "What a nice name")
+    device.wait_idle()
+    before = device.stats(sc)
+    device.close()
+    args = ["--dsn", pg_schema["dsn"], "--schema", pg_schema["schema"], "--json"]
+    moved = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "device"), "migrate", "--to", "postgresql", *args])
+    assert moved.exit_code == 0, (moved.output, moved.exception)
+    assert json.loads(moved.output)["memories"] == sum(before["counts"].values()) == 3  # two turns, a fact
+    shared = make_engine(store=pg_schema)
+    assert [m.content for m in shared.recall(sc, "my dog Rex", kinds=["fact"])] == ["Has a dog called Rex"]
+    assert shared.stats(sc)["vectors"] == before["vectors"]
+    shared.close()
+    back = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "back"), "migrate", "--to", "sqlite", *args])
+    assert back.exit_code == 0, (back.output, back.exception)
+    returned = make_engine(data_dir=str(tmp_path / "back"))
+    assert returned.stats(sc)["counts"] == before["counts"] and returned.stats(sc)["vectors"] == before["vectors"]
