@@ -48,7 +48,8 @@ def make_engine(tmp_path):
         return engine
     yield make
     for engine in engines:
-        engine.close()
+        if engine.store is not None:
+            engine.close()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.stack)])
@@ -63,8 +64,12 @@ def store_backend(request):
 
 
 @pytest.fixture
-def engine(make_engine):
-    return make_engine()
+def engine(make_engine, store_backend):
+    """An engine on each store (SQLite, then PostgreSQL), closed before its schema goes."""
+    engine = make_engine(store=store_backend)
+    yield engine
+    if engine.store is not None:
+        engine.close()
 
 
 @pytest.fixture

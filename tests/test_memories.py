@@ -104,7 +104,8 @@ def store_files(folder):
     return [p for p in folder.rglob("*") if p.is_file()]
 
 
-def test_store_is_owner_only_wal_and_versioned(engine, tmp_path):
+def test_store_is_owner_only_wal_and_versioned(make_engine, tmp_path):
+    engine = make_engine()  # the SQLite files themselves
     folder = tmp_path / "memory"
     assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
     for name in os.listdir(folder):

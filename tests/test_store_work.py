@@ -133,7 +133,8 @@ def test_a_build_does_not_wait_for_a_write_in_progress(engine):
         writer.join(10)
 
 
-def test_forgetting_everything_leaves_no_trace_of_the_user_in_the_keyword_index(engine, tmp_path):
+def test_forgetting_everything_leaves_no_trace_of_the_user_in_the_keyword_index(make_engine, tmp_path):
+    engine = make_engine()  # the SQLite files themselves
     import sqlite3
     sc = scope(user="ana-maria")
     exchange(engine, sc, "my locker code is 4417", "noted")
