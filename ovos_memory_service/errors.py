@@ -45,6 +45,10 @@ _STORAGE_PROBLEMS = (
 
 def storage_unavailable(error: BaseException) -> Optional[Unavailable]:
     """The Unavailable to answer for a storage failure, None for any other error."""
+    if type(error).__module__.split(".")[0] in ("psycopg", "psycopg_pool"):  # the shared store
+        from ovos_memory_service.store.postgresql.connection import storage_problem
+        problem = storage_problem(error)
+        return Unavailable(problem) if problem else None
     if not isinstance(error, (sqlite3.DatabaseError, OSError)):
         return None
     said = str(error).lower()

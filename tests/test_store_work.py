@@ -224,3 +224,13 @@ def test_background_batches_wait_for_the_reply_being_built(engine, monkeypatch):
     finish.set()
     build.join(10)
     assert yielded.wait(10), "the worker never went on after the reply"
+
+
+def test_a_shared_store_failure_is_answered_as_unavailable():
+    """PostgreSQL's failures get the same clear "unavailable" reply as SQLite's."""
+    import pytest
+    from ovos_memory_service.errors import Unavailable, storage_unavailable
+    pool = pytest.importorskip("psycopg_pool")
+    reply = storage_unavailable(pool.PoolTimeout("couldn't get a connection after 30 sec"))
+    assert isinstance(reply, Unavailable) and "no free connection" in str(reply)
+    assert storage_unavailable(ValueError("not storage")) is None
