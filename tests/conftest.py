@@ -17,13 +17,23 @@ from tests.sandbox import Stack  # noqa: E402
 from tests.pg import pg_schema, pg_server  # noqa: E402,F401  (a real PostgreSQL, tests/pg.py)
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    """One bus and one service shared by a test module (tests use their own ids)."""
-    s = Stack(tmp_path_factory.mktemp("stack"))
-    s.start_service()
-    yield s
-    s.close()
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def stack(request, tmp_path_factory):
+    """One bus and one service shared by a test module (tests use their own ids),
+    once on each store: SQLite, then a schema of the session's real PostgreSQL."""
+    memory_config, schema = {}, None
+    if request.param == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        schema = server.new_schema()
+        memory_config = {"store": {"backend": "postgresql", "dsn": server.dsn, "schema": schema}}
+    s = Stack(tmp_path_factory.mktemp("stack"), memory_config)
+    try:
+        s.start_service()
+        yield s
+    finally:
+        s.close()
+        if schema is not None:
+            server.drop_schema(schema)
 
 
 @pytest.fixture

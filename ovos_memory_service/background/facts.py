@@ -31,7 +31,7 @@ class FactWorker(QueueWorker):
         for job in jobs:
             turn = turns.get(job.subject)
             try:
-                with self.store.transaction():
+                with self.store.transaction(user_id=turn["user_id"] if turn else None):
                     # a turn forgotten since the claim took its job with it
                     if self.store.finish([job.id]) and turn is not None:
                         scope = Scope(user_id=turn["user_id"], session_id=turn["session_id"],

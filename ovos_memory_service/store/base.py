@@ -72,8 +72,12 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     @contextmanager
-    def transaction(self) -> Iterator["Store"]:
-        """Group the calls made inside into one atomic write (re-entrant)."""
+    def transaction(self, user_id: Optional[str] = None) -> Iterator["Store"]:
+        """Group the calls made inside into one atomic write (re-entrant).
+        ``user_id``: a write about that user; where several processes share the
+        store, it waits for that user's other writers from the start, so work
+        that touches a job before the user's memories (the fact worker) takes
+        its locks in the order a forget does."""
 
     # ----------------------------------------------------- memory rows
     @abc.abstractmethod

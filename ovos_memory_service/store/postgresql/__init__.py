@@ -144,8 +144,11 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
 
     # ------------------------------------------------------ transactions
     @contextmanager
-    def transaction(self):
+    def transaction(self, user_id: Optional[str] = None):
         if getattr(self._local, "conn", None) is not None:  # nested: part of the outer one, as on SQLite
+            if user_id is not None:
+                with self._cursor(user_id):
+                    pass
             yield self
             return
         after = []
@@ -153,6 +156,9 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
             self._local.conn, self._local.users, self._local.after = conn, set(), after
             try:
                 with conn.transaction():
+                    if user_id is not None:  # the user's lock before anything else (base.py)
+                        with self._cursor(user_id):
+                            pass
                     yield self
             finally:
                 self._local.conn = self._local.users = self._local.after = None

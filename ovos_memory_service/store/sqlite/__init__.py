@@ -65,7 +65,8 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 self._lock_file = None
 
     @contextmanager
-    def transaction(self):
+    def transaction(self, user_id: Optional[str] = None):
+        # one writer at a time already: every write of every user waits for the lock
         with self._lock:
             if self.db.conn.in_transaction:  # nested: part of the outer one (no savepoint)
                 yield self
