@@ -133,7 +133,7 @@ class Stack:
         if wait:
             wait_ready(self.client)
             deadline = time.monotonic() + 60
-            while self.ok("memory.stats")["semantic_recall"] == "loading":
+            while self.request("memory.stats").get("semantic_recall") == "loading":
                 if time.monotonic() > deadline:
                     raise TimeoutError("the daemon's model did not load")
                 time.sleep(0.1)

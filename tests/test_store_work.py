@@ -234,3 +234,37 @@ def test_a_shared_store_failure_is_answered_as_unavailable():
     reply = storage_unavailable(pool.PoolTimeout("couldn't get a connection after 30 sec"))
     assert isinstance(reply, Unavailable) and "no free connection" in str(reply)
     assert storage_unavailable(ValueError("not storage")) is None
+
+
+def test_stats_while_the_vectors_are_being_created(tmp_path, monkeypatch):
+    """A stats request while the background loader creates the vector table
+    (a fresh store) answers: it waits for the table, it does not fail."""
+    from ovos_memory_service.config import build_config
+    from ovos_memory_service.store import open_store
+    from ovos_memory_service.vectors import index
+    store = open_store(build_config({"data_dir": str(tmp_path / "memory")}))
+    creating, go_on = threading.Event(), threading.Event()
+    real_init = index.VectorIndex.__init__
+
+    def slow_init(self, folder, dim):
+        real_init(self, folder, dim)  # the table's folder exists from here on
+        if dim is not None:
+            creating.set()
+            assert go_on.wait(30)
+    monkeypatch.setattr(index.VectorIndex, "__init__", slow_init)
+    loader = threading.Thread(target=store.open_vectors, args=(8,))
+    loader.start()
+    try:
+        assert creating.wait(30)
+        counted = []
+        counter = threading.Thread(target=lambda: counted.append(store.vector_count()))
+        counter.start()
+        counter.join(0.5)
+        assert counter.is_alive() and not counted, "stats opened the vector files while they were being made"
+        go_on.set()
+        counter.join(30)
+        assert counted == [0]
+    finally:
+        go_on.set()
+        loader.join(30)
+        store.close()

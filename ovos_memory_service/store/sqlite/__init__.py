@@ -111,18 +111,18 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         with self._lock:
             if self._vectors is not None and self._vectors.dim == dim:
                 return  # opened already, to delete from
-            vectors = VectorIndex(self.directory / "vectors", dim)
-            if vectors.writes >= COMPACT_WRITES:
-                vectors.compact()
-            self._vectors = vectors
+            vectors = self._vectors = VectorIndex(self.directory / "vectors", dim)
+        if vectors.writes >= COMPACT_WRITES:
+            vectors.compact()  # the vector files' own lock: writes go on meanwhile
 
     def _vector_files(self):
         """The vector index, opened from its files if the model is not loaded
         (yet, or in this command): what is forgotten leaves them too."""
         from ovos_memory_service.vectors.index import TABLE, VectorIndex
-        if self._vectors is None and (self.directory / "vectors" / f"{TABLE}.lance").exists():
-            self._vectors = VectorIndex(self.directory / "vectors", None)
-        return self._vectors
+        with self._lock:  # not while open_vectors is creating the table
+            if self._vectors is None and (self.directory / "vectors" / f"{TABLE}.lance").exists():
+                self._vectors = VectorIndex(self.directory / "vectors", None)
+            return self._vectors
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
         with self._lock:
