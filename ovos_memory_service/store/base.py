@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.items import KINDS, USER_FACT_KINDS
 from ovos_memory_service.scope import Scope
 
 # the background queues; a job's subject is a memory id, or a conversation id for summaries
@@ -38,6 +38,12 @@ class Visible:
     share_turns: bool = False
     share_facts: bool = True
     history: bool = False
+
+    def per_persona(self, kind: str) -> bool:
+        """Whether memories of ``kind`` are seen only by the scope's own persona."""
+        return self.where != "all" and (kind == "attribute"
+                                        or (kind in ("turn", "summary") and not self.share_turns)
+                                        or (kind in USER_FACT_KINDS and not self.share_facts))
 
 
 @dataclass

@@ -2,7 +2,7 @@
 import json
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from ovos_memory_service.items import KINDS, USER_FACT_KINDS
+from ovos_memory_service.items import KINDS
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.records import FIELDS
 
@@ -20,12 +20,9 @@ def condition(visible: Visible) -> Tuple[str, list]:
     scope, where = visible.scope, visible.where
     clauses, args = [], []
     for kind in visible.kinds:
-        per_persona = where != "all" and (kind == "attribute"
-                                          or (kind in ("turn", "summary") and not visible.share_turns)
-                                          or (kind in USER_FACT_KINDS and not visible.share_facts))
         clause = "(m.kind = ? AND m.user_id = ?"
         args += [kind, scope.user_id]
-        if per_persona:
+        if visible.per_persona(kind):
             clause += " AND m.persona_id = ?"
             args.append(scope.persona_key)
         clauses.append(clause + ")")
