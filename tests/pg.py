@@ -6,7 +6,9 @@ postgresql when it has pgvector (``OVOS_MEMORY_TEST_PG_BIN`` names another
 bin folder). Its own launcher is not used: as root it adds a system user and
 opens up the permissions of every folder above the data. Here the server
 runs in a temporary folder, listens on a Unix socket only (no TCP port), as
-``nobody`` when the tests run as root (PostgreSQL refuses root), with fsync
+``nobody`` when the tests run as root (PostgreSQL refuses root; then the
+install is copied beside the data when ``nobody`` cannot reach it, as with a
+Python under /root), with fsync
 off (the data is thrown away), and stops at the end of the session. Each
 test gets a schema of its own in one database where pgvector is installed.
 """
@@ -65,7 +67,30 @@ class PostgresServer:
         self.user = {"user": "nobody", "group": "nogroup", "extra_groups": []} if as_root else {}
         if as_root:
             shutil.chown(self.base, "nobody", "nogroup")
+            if not self._reachable_by_nobody():
+                self.bin = self._copy_install()
         os.chmod(self.base, 0o700)
+
+    def _reachable_by_nobody(self) -> bool:
+        try:
+            subprocess.run([str(self.bin / "postgres"), "--version"], check=True, capture_output=True, **self.user)
+            return True
+        except (PermissionError, subprocess.CalledProcessError):
+            return False
+
+    def _copy_install(self) -> Path:
+        """A copy of bin, lib and share in the same layout, with the wheel's
+        vendored libraries where the binaries' RPATH ($ORIGIN/../../../<package>.libs)
+        looks for them; PostgreSQL finds lib and share relative to its binary."""
+        install, package = self.bin.parent, self.bin.parents[1]
+        copy = self.base / "install" / package.name / install.name
+        for part in ("bin", "lib", "share"):
+            if (install / part).is_dir():
+                shutil.copytree(install / part, copy / part, symlinks=True)
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, self.base / "install" / libs.name, symlinks=True)
+        return copy / "bin"
 
     @property
     def dsn(self) -> str:
