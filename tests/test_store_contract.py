@@ -271,6 +271,23 @@ def test_coverage_is_the_idf_weighted_share_of_the_words_of_the_memory_itself(st
     assert store.coverage(["__"], [seqs[cat]], {})[0] == {seqs[cat]: 0.0}  # no token, no match
 
 
+def test_coverage_follows_the_words_of_the_store_as_it_grows(store):
+    """Word counts are kept between queries (store/idf.py), never beyond a
+    1% change of the store: a word that became common weighs less at once."""
+    w = Writer(store, ALICE)
+    dog = w.turn("user", "my dog barks at night")
+    for i in range(5):
+        w.turn("user", f"the weather note {i}")
+    seq = store.get_memories([dog])[0]["seq"]
+    before = store.coverage(["dog", "rex"], [seq], {})[0][seq]
+    for i in range(10):
+        w.turn("user", f"Rex the neighbour called {i}")
+    after = store.coverage(["dog", "rex"], [seq], {})[0][seq]
+    assert 0 < before < after < 1  # "rex" is commoner now: "dog" is a larger share of the query
+    store.delete([r["id"] for r in store.export(0, 100) if "Rex" in r["content"]])
+    assert store.coverage(["dog", "rex"], [seq], {})[0][seq] == pytest.approx(before)
+
+
 def test_nearest_and_similarities(store):
     store.open_vectors(DIM)
     w = Writer(store, ALICE)

@@ -70,6 +70,7 @@ from typing import Callable, Optional, Sequence
 from ovos_utils.log import LOG
 
 from ovos_memory_service.store.base import Store
+from ovos_memory_service.store.idf import DocumentCounts
 from ovos_memory_service.store.postgresql.admin import Admin
 from ovos_memory_service.store.postgresql.connection import USERS, Presence, open_pool, prepare_database
 from ovos_memory_service.store.postgresql.jobs import Jobs
@@ -101,6 +102,8 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
                                self._application_name, pool_size)
         self._local = threading.local()  # the thread's transaction: connection, locked users, after-commit
         self._tokens = Fts5Tokens()
+        self._document_counts = DocumentCounts()  # keywords.py
+        self._total = (None, 0.0)  # (every memory, when counted): keywords.py
         self._dim: Optional[int] = None
         self._vacuums = Vacuums(self._vacuum)
         try:

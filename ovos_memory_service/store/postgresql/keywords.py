@@ -11,18 +11,19 @@ indexed with it (GIN index on ``search``; the user's rows by their index).
 ``coverage`` is SQLite's (store/sqlite/keywords.py), on the same tokens:
 
     coverage = sum(idf(t) for t in query if t in memory) / sum(idf(t) for t in query)
-    idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))
 
-N is every stored memory (all users, as FTS5 counts), n_t those whose own
-text holds the word (``terms``), so a calibrated relevance score means the
-same on both stores.
+with the idf of store/idf.py, n_t counted on ``terms`` (a memory's own text),
+so a calibrated relevance score means the same on both stores. N, every
+stored memory, is counted again every ``TOTAL_KEEP_S`` seconds.
 """
-import math
+import time
 from typing import Dict, List, Sequence
 
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.memories import ROW, condition, excluding
 from ovos_memory_service.store.postgresql.text import RANK_NORMALIZATION, RANK_WEIGHTS, fold, ts_config
+
+TOTAL_KEEP_S = 10.0
 
 # the text of the turn before a memory in its conversation (the context a reply is found by)
 PREVIOUS = ("(SELECT p.content FROM memories p WHERE p.conversation_id = m.conversation_id "
@@ -126,26 +127,41 @@ class KeywordIndex:
         topics = [self._tokens.any_of(related[w]) if related.get(w) else None for w in words]
         with self._cursor() as cur:
             rows = cur.execute(
-                "SELECT w.i, (SELECT count(*) FROM memories) AS total, "
-                "CASE WHEN w.q IS NULL THEN 0 ELSE (SELECT count(*) FROM memory_text t WHERE t.terms @@ w.q) END AS n, "
-                "CASE WHEN w.q IS NULL THEN '{}' ELSE ARRAY(SELECT t.seq FROM memory_text t "
+                "SELECT w.i, CASE WHEN w.q IS NULL THEN '{}' ELSE ARRAY(SELECT t.seq FROM memory_text t "
                 "WHERE t.seq = ANY(%(seqs)s::bigint[]) AND t.terms @@ w.q) END AS having, "
                 "CASE WHEN w.r IS NULL THEN '{}' ELSE ARRAY(SELECT t.seq FROM memory_text t "
                 "WHERE t.seq = ANY(%(seqs)s::bigint[]) AND t.terms @@ w.r) END AS related "
                 "FROM unnest(%(q)s::tsquery[], %(r)s::tsquery[]) WITH ORDINALITY AS w (q, r, i) ORDER BY w.i",
                 {"seqs": list(direct), "q": phrases, "r": topics}).fetchall()
-        idf_sum = 0.0
-        for row in rows:
-            total_docs, n = row["total"], row["n"]
-            idf = math.log(1 + (total_docs - n + 0.5) / (n + 0.5))
-            idf_sum += idf
+            idfs = self._document_counts.idfs(self._memory_total(cur), phrases, lambda stale: [
+                r["n"] for r in cur.execute(
+                    "SELECT CASE WHEN w.q IS NULL THEN 0 ELSE (SELECT count(*) FROM memory_text t "
+                    "WHERE t.terms @@ w.q) END AS n FROM unnest(%s::tsquery[]) WITH ORDINALITY AS w (q, i) "
+                    "ORDER BY w.i", [stale])])
+        for row, idf in zip(rows, idfs):
             having = set(row["having"])
             for seq in having:
                 direct[seq] += idf
             for seq in set(row["related"]) - having:
                 topical[seq] += idf
+        idf_sum = sum(idfs)
         share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
         return share(direct), share(topical)
+
+    def _memory_total(self, cur) -> int:
+        """Every stored memory: this store's own writes are counted as they
+        happen, and the whole is counted again after ``TOTAL_KEEP_S`` (other
+        daemons write too, and a transaction may roll back)."""
+        counted, at = self._total
+        if counted is None or time.monotonic() - at > TOTAL_KEEP_S:
+            counted = cur.execute("SELECT count(*) AS n FROM memories").fetchone()["n"]
+            self._total = (counted, time.monotonic())
+        return counted
+
+    def _total_changed(self, by: int):
+        counted, at = self._total
+        if counted is not None:
+            self._total = (max(0, counted + by), at)
 
     def adjacent_turns(self, visible: Visible, ids: Sequence[str],
                        exclude: Exclude = Exclude()) -> Dict[str, List[dict]]:

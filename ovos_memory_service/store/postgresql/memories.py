@@ -63,6 +63,7 @@ class MemoryRows:
                               [row[c] for c in columns]).fetchone()["seq"]
             self._index_text(cur, [seq])
             self._queue_embeddings(cur, [row["id"]])
+            self._total_changed(1)
         return row["id"]
 
     def update_memory(self, memory_id: str, **columns):
@@ -114,6 +115,7 @@ class MemoryRows:
             # memory_text and memory_vectors rows go with their memory (ON DELETE CASCADE)
             gone = cur.execute("DELETE FROM memories WHERE id = ANY(%s::text[]) RETURNING id, user_id",
                                [ids]).fetchall()
+            self._total_changed(-len(gone))
             self._index_text(cur, after)
             # a user with nothing left leaves no trace in user_configs either
             cur.execute("DELETE FROM user_configs u WHERE u.user_id = ANY(%s::text[]) AND NOT EXISTS "

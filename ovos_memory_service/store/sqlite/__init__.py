@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.store.base import Exclude, Store, Visible
+from ovos_memory_service.store.idf import DocumentCounts
 from ovos_memory_service.store.sqlite.admin import Admin
 from ovos_memory_service.store.sqlite.connection import lock_store, open_database, open_reader, scrub
 from ovos_memory_service.store.sqlite.jobs import Jobs
@@ -44,7 +45,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._readers_lock = threading.Lock()
         self._vectors = None
         self._owners = {}  # user_id -> owner number, as in the users table
-        self._document_counts = {}  # word -> (memories whose text has it, memories then): keywords.py
+        self._document_counts = DocumentCounts()  # keywords.py
         self._memory_count = self.count()
         self._after_commit = []
         self.release_claims()

@@ -7,13 +7,11 @@ Relevance evidence comes from a memory's own words only (``coverage``): the
 idf-weighted share of the query's keywords that its text contains,
 
     coverage = sum(idf(t) for t in query if t in memory) / sum(idf(t) for t in query)
-    idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))
 
-so 1.0 means every keyword was found, a rare keyword counts more than a
+(idf: store/idf.py) so 1.0 means every keyword was found, a rare keyword counts more than a
 common one, and a keyword found only in the speaker's name or the turn
 before counts nothing.
 """
-import math
 import sqlite3
 from typing import Dict, List, Sequence
 
@@ -25,7 +23,6 @@ from ovos_memory_service.store.sqlite.memories import as_json, condition, exclud
 WEIGHTS = (0.5, 1.0, 0.4, 0.0)
 OWN_WORDS = "{content} : "  # an FTS5 column filter: neither the speaker nor the context
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # as memories_fts (migrations.py)
-DOCUMENT_COUNTS_KEPT = 4096
 
 
 def _matching(scratch, expression: str) -> set:
@@ -72,7 +69,9 @@ class KeywordIndex:
         with self._reading() as db:
             texts = db.execute("SELECT seq, content FROM memories WHERE seq IN (SELECT value FROM json_each(?))",
                                [as_json(direct)]).fetchall()
-            idfs = [self._idf(db, word) for word in words]
+            idfs = self._document_counts.idfs(self._memory_count, words, lambda stale: [db.execute(
+                "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", [OWN_WORDS + quote(w)]).fetchone()[0]
+                for w in stale])
         # which candidate says which word: matched in a scratch index of the
         # candidates alone (the same tokenizer), not in the whole store's
         scratch = self._scratch_index(texts)
@@ -86,22 +85,6 @@ class KeywordIndex:
         idf_sum = sum(idfs)
         share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
         return share(direct), share(topical)
-
-    def _idf(self, db, word: str) -> float:
-        """idf of a word over every memory's own text. A word's document count
-        is kept while the store grows by less than 1% (a rare word's idf hardly
-        moves then; on a small store it is counted every time)."""
-        total = self._memory_count
-        known = self._document_counts.get(word)
-        if known is None or abs(total - known[1]) > total / 100:
-            n = db.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
-                           [OWN_WORDS + quote(word)]).fetchone()[0]
-            known = (n, total)
-            if len(self._document_counts) >= DOCUMENT_COUNTS_KEPT:
-                self._document_counts = {}  # a fresh start now and then, rather than bookkeeping
-            self._document_counts[word] = known
-        n = known[0]
-        return math.log(1 + (total - n + 0.5) / (n + 0.5))
 
     def _scratch_index(self, texts):
         """This thread's in-memory FTS5 index, holding only ``texts`` ((seq, content))."""
