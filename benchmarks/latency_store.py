@@ -39,9 +39,11 @@ IMPORT_BATCH_TURNS = 5000  # turns per import transaction (and per vector write)
 Conversation = Tuple[Scope, str, List[Tuple[str, str, float]]]
 
 
-def open_engine(directory: Path) -> MemoryEngine:
-    """The engine on ``directory``, semantic recall loaded (embeddings enabled, as by default)."""
-    engine = MemoryEngine(build_config({"data_dir": str(directory), "embeddings": {"enabled": True}}))
+def open_engine(directory: Path, store: Optional[dict] = None) -> MemoryEngine:
+    """The engine on ``directory`` (or on the ``store`` block given), semantic
+    recall loaded (embeddings enabled, as by default)."""
+    engine = MemoryEngine(build_config({"data_dir": str(directory), "embeddings": {"enabled": True},
+                                        **({"store": store} if store else {})}))
     engine.open()
     deadline = time.monotonic() + 600
     while getattr(engine, "semantic_loading", False) and time.monotonic() < deadline:

@@ -41,6 +41,8 @@ class Upkeep:
             for persona in dict.fromkeys(r["persona_id"] for r in turns):
                 self._queue_turn_work(persona, self.config["lang"] or "en-us",
                                       [r for r in turns if r["persona_id"] == persona], 0.0)
+        if added and len(added) * 10 >= self.store.count():  # a tenth new or more, as autovacuum counts
+            self.store.refresh_statistics()
         self.background.wake()
         return {"imported": len(added), "skipped": len(rows) - len(added)}
 

@@ -119,6 +119,34 @@ def test_a_device_store_moves_into_postgresql_and_back(tmp_path, pg_schema):
         shared.close()
 
 
+def planned_rows(block, query: str) -> float:
+    """The rows PostgreSQL's planner expects ``query`` to return."""
+    import psycopg
+    with psycopg.connect(block["dsn"], autocommit=True) as conn:
+        conn.execute(f"SET search_path TO {block['schema']}, public")
+        return conn.execute("EXPLAIN (FORMAT JSON) " + query).fetchone()[0][0]["Plan"]["Plan Rows"]
+
+
+def test_postgresql_plans_with_the_statistics_of_what_was_moved_in(tmp_path, pg_schema):
+    """Without fresh statistics the planner treats the moved-in tables as
+    empty until autovacuum comes by (a 10k store's build took 64 ms instead
+    of 10 ms for the first minute)."""
+    device = sqlite_store(tmp_path / "device")
+    store, conversation = device, device.start_conversation(ALICE, 1_700_000_000.0)
+    for i in range(600):
+        store.insert_memory({"id": new_id(), "kind": "turn", "user_id": f"user{i % 3}", "persona_id": "pirate",
+                             "session_id": "kitchen", "conversation_id": conversation, "role": "user",
+                             "content": f"note number {i}", "created_at": 1_700_000_000.0 + i})
+    shared = pg_store(pg_schema)
+    try:
+        migrate(device, shared)
+        assert planned_rows(pg_schema, "SELECT * FROM memories WHERE user_id = 'user1'") == pytest.approx(200, rel=0.2)
+        assert planned_rows(pg_schema, "SELECT * FROM memory_text") == pytest.approx(600, rel=0.2)
+    finally:
+        device.close()
+        shared.close()
+
+
 def test_a_migration_that_loses_something_says_so(tmp_path, pg_schema, monkeypatch):
     device = sqlite_store(tmp_path / "device")
     fill(device)
@@ -155,3 +183,15 @@ def test_ovos_memory_migrate_moves_a_device_store_and_back(tmp_path, pg_schema, 
     assert back.exit_code == 0, (back.output, back.exception)
     returned = make_engine(data_dir=str(tmp_path / "back"))
     assert returned.stats(sc)["counts"] == before["counts"] and returned.stats(sc)["vectors"] == before["vectors"]
+
+
+def test_a_large_import_into_postgresql_is_planned_with_its_statistics(pg_schema, make_engine):
+    """memory.admin.import of history from elsewhere: a batch that adds a
+    tenth of the store or more refreshes the planner's statistics at once."""
+    engine = make_engine(store=pg_schema, embeddings={"enabled": False})
+    records = [{"id": new_id(), "kind": "turn", "user_id": f"user{i % 3}", "persona_id": "pirate",
+                "session_id": "hall", "conversation_id": "c1", "role": "user",
+                "content": f"imported note {i}", "created_at": "2026-01-01T00:00:00Z"}
+               for i in range(600)]
+    assert engine.import_records(records)["imported"] == 600
+    assert planned_rows(pg_schema, "SELECT * FROM memories WHERE user_id = 'user2'") == pytest.approx(200, rel=0.2)

@@ -326,5 +326,10 @@ class Store(abc.ABC):
         ...
 
     @abc.abstractmethod
+    def refresh_statistics(self):
+        """Bring the query planner's statistics up to date after many rows
+        arrived at once (a migration, a large import)."""
+
+    @abc.abstractmethod
     def compact(self):
         """Shrink the files and drop what deleted rows left in them."""

@@ -160,6 +160,7 @@ def migrate(source: Store, target: Store, progress: Optional[Callable[[str, int,
         target.save_persona(persona["persona_id"], module, config, time.time())
     result.personas = len(personas)
 
+    target.refresh_statistics()
     result.missing = _missing(source, target, vectors, pauses, personas)
     if result.missing:
         raise MigrationIncomplete(f"the target misses {result.missing}")

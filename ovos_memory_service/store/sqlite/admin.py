@@ -111,6 +111,10 @@ class Admin:
                 f"SELECT user_id, kind, count(*), max(created_at) FROM memories{where} "
                 "GROUP BY user_id, kind ORDER BY user_id", args)]
 
+    def refresh_statistics(self):
+        """Nothing: the SQLite store keeps no planner statistics (no ANALYZE),
+        and its queries are written for the plans it makes without them."""
+
     def compact(self):
         with self._lock:
             self._scrub()
