@@ -543,9 +543,10 @@ def plot(results: dict, path: Path, subtitle: str):
         ax.set_title(OPS[op])
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("latency, ms (log scale; p50 solid, p95 dashed)")
-    axes[0][-1].legend(fontsize="small")
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=6, fontsize="small")  # below the panels
     fig.suptitle(subtitle, fontsize="small")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04 * ((len(labels) + 5) // 6), 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
