@@ -4,7 +4,7 @@ then on) and to "semantic recall ready" (the model and the vectors loaded in
 the background), and the wall time of ovos-memory commands with the daemon
 stopped. Run on an idle machine: python benchmarks/bench_startup.py [runs]
 """
-import os, subprocess, sys, time, tempfile, socket, json, statistics
+import os, subprocess, sys, time, tempfile, json, statistics
 root = tempfile.mkdtemp()
 port = 18000 + os.getpid() % 1000
 env = {**os.environ, "HOME": root, "XDG_CONFIG_HOME": f"{root}/config", "XDG_DATA_HOME": f"{root}/data",

@@ -39,7 +39,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from datetime import datetime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -105,7 +105,7 @@ def store_files(folder):
 
 
 def test_store_is_owner_only_wal_and_versioned(make_engine, tmp_path):
-    engine = make_engine()  # the SQLite files themselves
+    make_engine()  # the SQLite files themselves
     folder = tmp_path / "memory"
     assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
     for name in os.listdir(folder):

@@ -10,23 +10,11 @@ from typing import List, Optional, Tuple
 
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store.records import FIELDS
+from ovos_memory_service.store.sql import in_scope, pause_key
 
 # every table a compaction rewrites (VACUUM FULL)
 TABLES = ("conversations", "memories", "memory_text", "user_configs", "update_requests", "pauses",
           "personas", "summaries", "jobs")
-
-
-def _filters(user_id=None, persona_id=None, session_id=None):
-    clauses, args = [], []
-    for column, value in (("user_id", user_id), ("persona_id", persona_id), ("session_id", session_id)):
-        if value is not None:
-            clauses.append(f"m.{column} = %s")
-            args.append(value)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
-
-
-def _pause_key(scope: Scope, where: str) -> list:
-    return [scope.user_id, scope.session_id if where == "session" else ""]
 
 
 class Admin:
@@ -43,9 +31,9 @@ class Admin:
             if paused:
                 cur.execute("INSERT INTO pauses (user_id, session_id, paused_at) VALUES (%s, %s, %s) "
                             "ON CONFLICT (user_id, session_id) DO UPDATE SET paused_at = excluded.paused_at",
-                            [*_pause_key(scope, where), time.time()])
+                            [*pause_key(scope, where), time.time()])
             elif where == "session":
-                cur.execute("DELETE FROM pauses WHERE user_id = %s AND session_id = %s", _pause_key(scope, where))
+                cur.execute("DELETE FROM pauses WHERE user_id = %s AND session_id = %s", pause_key(scope, where))
             else:  # resuming the user resumes every session of the user too
                 cur.execute("DELETE FROM pauses WHERE user_id = %s", [scope.user_id])
 
@@ -86,12 +74,12 @@ class Admin:
 
     # ------------------------------------------------------------- upkeep
     def count(self, **scope) -> int:
-        where, args = _filters(**scope)
+        where, args = in_scope("%s", **scope)
         with self._cursor() as cur:
             return cur.execute(f"SELECT count(*) AS n FROM memories m{where}", args).fetchone()["n"]
 
     def export(self, offset: int, limit: int, **scope) -> List[dict]:
-        where, args = _filters(**scope)
+        where, args = in_scope("%s", **scope)
         with self._cursor() as cur:
             return cur.execute(f"SELECT {', '.join(f'm.{c}' for c in FIELDS)} FROM memories m{where} "
                                "ORDER BY m.seq LIMIT %s OFFSET %s", [*args, limit, offset]).fetchall()
@@ -119,7 +107,7 @@ class Admin:
         return added
 
     def users_overview(self, user_id: Optional[str] = None) -> List[Tuple[str, str, int, float]]:
-        where, args = _filters(user_id=user_id)
+        where, args = in_scope("%s", user_id=user_id)
         with self._cursor() as cur:
             return [(r["user_id"], r["kind"], r["n"], r["newest"]) for r in cur.execute(
                 f"SELECT m.user_id, m.kind, count(*) AS n, max(m.created_at) AS newest FROM memories m{where} "

@@ -6,11 +6,10 @@ from ovos_memory_service.items import KINDS
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.connection import payloads
 from ovos_memory_service.store.records import FIELDS
+from ovos_memory_service.store.sql import EMBEDDABLE, columns_known, new_row, visible_to
 
-COLUMNS = set(FIELDS)
 # what a row is: the record's fields and seq (never the search columns)
 ROW = ", ".join(f"m.{c}" for c in ("seq", *FIELDS))
-EMBEDDABLE = "m.content != '' AND coalesce(m.role, '') != 'tool' AND m.status = 'current'"
 # a new job for a subject already queued: a new id, as if new (SQLite's INSERT OR REPLACE)
 AS_NEW = ("ON CONFLICT (queue, subject) DO UPDATE SET id = DEFAULT, persona_id = excluded.persona_id, "
           "lang = excluded.lang, attempts = 0, next_at = excluded.next_at, claimed_until = 0, "
@@ -20,25 +19,7 @@ FORGET_TABLES = ("memories", "memory_text", "memory_vectors", "jobs", "summaries
 
 
 def condition(visible: Visible) -> Tuple[str, list]:
-    """A condition on alias ``m`` selecting what ``visible`` allows."""
-    scope, where = visible.scope, visible.where
-    clauses, args = [], []
-    for kind in visible.kinds:
-        clause = "(m.kind = %s AND m.user_id = %s"
-        args += [kind, scope.user_id]
-        if visible.per_persona(kind):
-            clause += " AND m.persona_id = %s"
-            args.append(scope.persona_key)
-        clauses.append(clause + ")")
-    sql = "m.user_id = %s AND (" + (" OR ".join(clauses) or "false") + ")"
-    args = [scope.user_id, *args]
-    if where == "session":
-        sql += " AND m.session_id = %s"
-        args.append(scope.session_id)
-    sql += " AND NOT (m.kind = 'turn' AND (m.role = 'tool' OR m.content = ''))"
-    if not visible.history:
-        sql += " AND m.status = 'current'"
-    return sql, args
+    return visible_to(visible, "%s")
 
 
 def excluding(exclude: Exclude) -> Tuple[str, list]:
@@ -52,10 +33,7 @@ class MemoryRows:
     """PostgresStore's memory rows."""
 
     def insert_memory(self, row: dict) -> str:
-        row = {"persona_id": "", "status": "current", "updated_at": row["created_at"], **row}
-        unknown = set(row) - COLUMNS
-        if unknown:
-            raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
+        row = new_row(row)
         columns = list(row)
         with self.transaction(), self._cursor(row["user_id"]) as cur:
             seq = cur.execute(f"INSERT INTO memories ({', '.join(columns)}) VALUES "
@@ -67,9 +45,7 @@ class MemoryRows:
         return row["id"]
 
     def update_memory(self, memory_id: str, **columns):
-        unknown = set(columns) - COLUMNS
-        if unknown or not columns:
-            raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
+        columns_known(columns)
         with self.transaction(), self._cursor() as cur:
             found = cur.execute("SELECT user_id FROM memories WHERE id = %s", [memory_id]).fetchone()
             if found is None:

@@ -12,7 +12,8 @@ from typing import Dict, List, Sequence, Tuple
 
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.connection import MIGRATION_LOCK
-from ovos_memory_service.store.postgresql.memories import EMBEDDABLE, ROW, AS_NEW, condition, excluding
+from ovos_memory_service.store.postgresql.memories import AS_NEW, ROW, condition, excluding
+from ovos_memory_service.store.sql import EMBEDDABLE
 
 EXACT_NEWEST = 5000   # more candidates than this: the HNSW index
 HNSW_MAX_DIM = 2000   # pgvector's limit for an HNSW index of vector columns

@@ -23,7 +23,8 @@ from ovos_memory_service.store.sqlite.admin import Admin
 from ovos_memory_service.store.sqlite.connection import lock_store, open_database, open_reader, scrub
 from ovos_memory_service.store.sqlite.jobs import Jobs
 from ovos_memory_service.store.sqlite.keywords import KeywordIndex
-from ovos_memory_service.store.sqlite.memories import EMBEDDABLE, MemoryRows, as_json, condition, excluding
+from ovos_memory_service.store.sql import EMBEDDABLE
+from ovos_memory_service.store.sqlite.memories import MemoryRows, as_json, condition, excluding
 from ovos_memory_service.store.sqlite.turns import Turns
 
 

@@ -6,19 +6,7 @@ from typing import List, Optional, Tuple
 
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store.records import FIELDS
-
-
-def _filters(user_id=None, persona_id=None, session_id=None):
-    clauses, args = [], []
-    for column, value in (("user_id", user_id), ("persona_id", persona_id), ("session_id", session_id)):
-        if value is not None:
-            clauses.append(f"{column} = ?")
-            args.append(value)
-    return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
-
-
-def _pause_key(scope: Scope, where: str) -> list:
-    return [scope.user_id, scope.session_id if where == "session" else ""]
+from ovos_memory_service.store.sql import in_scope, pause_key
 
 
 class Admin:
@@ -34,9 +22,9 @@ class Admin:
         with self.transaction():
             if paused:
                 self.db.execute("INSERT OR REPLACE INTO pauses (user_id, session_id, paused_at) VALUES (?, ?, ?)",
-                                [*_pause_key(scope, where), time.time()])
+                                [*pause_key(scope, where), time.time()])
             elif where == "session":
-                self.db.execute("DELETE FROM pauses WHERE user_id = ? AND session_id = ?", _pause_key(scope, where))
+                self.db.execute("DELETE FROM pauses WHERE user_id = ? AND session_id = ?", pause_key(scope, where))
             else:  # resuming the user resumes every session of the user too
                 self.db.execute("DELETE FROM pauses WHERE user_id = ?", [scope.user_id])
 
@@ -72,15 +60,15 @@ class Admin:
 
     # ------------------------------------------------------------- upkeep
     def count(self, **scope) -> int:
-        where, args = _filters(**scope)
+        where, args = in_scope("?", **scope)
         with self._reading() as db:
-            return db.execute(f"SELECT count(*) FROM memories{where}", args).fetchone()[0]
+            return db.execute(f"SELECT count(*) FROM memories m{where}", args).fetchone()[0]
 
     def export(self, offset: int, limit: int, **scope) -> List[dict]:
-        where, args = _filters(**scope)
+        where, args = in_scope("?", **scope)
         with self._reading() as db:
             return db.execute_returning_dicts(
-                f"SELECT {', '.join(FIELDS)} FROM memories{where} ORDER BY seq LIMIT ? OFFSET ?",
+                f"SELECT {', '.join(FIELDS)} FROM memories m{where} ORDER BY seq LIMIT ? OFFSET ?",
                 [*args, limit, offset])
 
     def import_rows(self, rows: List[dict]) -> List[dict]:
@@ -105,10 +93,10 @@ class Admin:
         return added
 
     def users_overview(self, user_id: Optional[str] = None) -> List[Tuple[str, str, int, float]]:
-        where, args = _filters(user_id=user_id)
+        where, args = in_scope("?", user_id=user_id)
         with self._reading() as db:
             return [tuple(r) for r in db.execute(
-                f"SELECT user_id, kind, count(*), max(created_at) FROM memories{where} "
+                f"SELECT user_id, kind, count(*), max(created_at) FROM memories m{where} "
                 "GROUP BY user_id, kind ORDER BY user_id", args)]
 
     def refresh_statistics(self):

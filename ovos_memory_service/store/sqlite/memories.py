@@ -4,11 +4,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ovos_memory_service.items import KINDS
 from ovos_memory_service.store.base import Exclude, Visible
-from ovos_memory_service.store.records import FIELDS
+from ovos_memory_service.store.sql import EMBEDDABLE, columns_known, new_row, visible_to
 
-COLUMNS = set(FIELDS)
-# what gets embedded: current memories with text, never tool results
-EMBEDDABLE = "m.content != '' AND coalesce(m.role, '') != 'tool' AND m.status = 'current'"
 
 
 def as_json(values) -> str:
@@ -16,26 +13,7 @@ def as_json(values) -> str:
 
 
 def condition(visible: Visible) -> Tuple[str, list]:
-    """A condition on alias ``m`` selecting what ``visible`` allows."""
-    scope, where = visible.scope, visible.where
-    clauses, args = [], []
-    for kind in visible.kinds:
-        clause = "(m.kind = ? AND m.user_id = ?"
-        args += [kind, scope.user_id]
-        if visible.per_persona(kind):
-            clause += " AND m.persona_id = ?"
-            args.append(scope.persona_key)
-        clauses.append(clause + ")")
-    # the user first, on its own: the planner walks the user's rows by index
-    sql = "m.user_id = ? AND (" + (" OR ".join(clauses) or "0") + ")"
-    args = [scope.user_id, *args]
-    if where == "session":
-        sql += " AND m.session_id = ?"
-        args.append(scope.session_id)
-    sql += " AND NOT (m.kind = 'turn' AND (m.role = 'tool' OR m.content = ''))"
-    if not visible.history:
-        sql += " AND m.status = 'current'"
-    return sql, args
+    return visible_to(visible, "?")
 
 
 def excluding(exclude: Exclude) -> Tuple[str, list]:
@@ -49,10 +27,7 @@ class MemoryRows:
     """SqliteStore's memory rows (self.db, self._lock, self._vectors)."""
 
     def insert_memory(self, row: dict) -> str:
-        row = {"persona_id": "", "status": "current", "updated_at": row["created_at"], **row}
-        unknown = set(row) - COLUMNS
-        if unknown:
-            raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
+        row = new_row(row)
         with self.transaction():
             row["owner"] = self._owner_of(row["user_id"], create=True)
             columns = list(row)
@@ -75,9 +50,7 @@ class MemoryRows:
         return row[0] if row else None
 
     def update_memory(self, memory_id: str, **columns):
-        unknown = set(columns) - COLUMNS
-        if unknown or not columns:
-            raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
+        columns_known(columns)
         with self.transaction():
             self.db.execute(f"UPDATE memories SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
                             [*columns.values(), memory_id])

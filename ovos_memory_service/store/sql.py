@@ -1,0 +1,65 @@
+"""SQL both stores write alike, each with its own placeholder (``mark``:
+SQLite's ``?``, psycopg's ``%s``). Conditions are on the alias ``m`` of the
+memories table."""
+from typing import Tuple
+
+from ovos_memory_service.scope import Scope
+from ovos_memory_service.store.base import Visible
+from ovos_memory_service.store.records import FIELDS
+
+COLUMNS = set(FIELDS)
+
+# what gets embedded: current memories with text, never tool results
+EMBEDDABLE = "m.content != '' AND coalesce(m.role, '') != 'tool' AND m.status = 'current'"
+
+
+def new_row(row: dict) -> dict:
+    """A memory row as inserted: the defaults filled in, only its own columns."""
+    row = {"persona_id": "", "status": "current", "updated_at": row["created_at"], **row}
+    columns_known(row)
+    return row
+
+
+def columns_known(columns: dict):
+    unknown = set(columns) - COLUMNS
+    if unknown or not columns:
+        raise ValueError(f"not a memory column: {', '.join(sorted(unknown))}")
+
+
+def visible_to(visible: Visible, mark: str) -> Tuple[str, list]:
+    """A condition selecting what ``visible`` allows."""
+    scope, where = visible.scope, visible.where
+    clauses, args = [], []
+    for kind in visible.kinds:
+        clause = f"(m.kind = {mark} AND m.user_id = {mark}"
+        args += [kind, scope.user_id]
+        if visible.per_persona(kind):
+            clause += f" AND m.persona_id = {mark}"
+            args.append(scope.persona_key)
+        clauses.append(clause + ")")
+    # the user first, on its own: the planner walks the user's rows by index
+    sql = f"m.user_id = {mark} AND (" + (" OR ".join(clauses) or "false") + ")"
+    args = [scope.user_id, *args]
+    if where == "session":
+        sql += f" AND m.session_id = {mark}"
+        args.append(scope.session_id)
+    sql += " AND NOT (m.kind = 'turn' AND (m.role = 'tool' OR m.content = ''))"
+    if not visible.history:
+        sql += " AND m.status = 'current'"
+    return sql, args
+
+
+def in_scope(mark: str, user_id=None, persona_id=None, session_id=None) -> Tuple[str, list]:
+    """`` WHERE ...`` narrowing to the scope given (an administrator's count,
+    export, overview), or nothing."""
+    clauses, args = [], []
+    for column, value in (("user_id", user_id), ("persona_id", persona_id), ("session_id", session_id)):
+        if value is not None:
+            clauses.append(f"m.{column} = {mark}")
+            args.append(value)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
+
+
+def pause_key(scope: Scope, where: str) -> list:
+    """(user_id, session_id) of a pause row: "" for the whole user."""
+    return [scope.user_id, scope.session_id if where == "session" else ""]
