@@ -15,7 +15,11 @@ A query compares a few hundred vectors of one user: LanceDB's query planning
 alone costs about 10 ms here, so searches run over an in-memory copy of each
 user's vectors, read from LanceDB once and kept in step with every write and
 delete (forgetting drops them from it too). The copies of the users used least
-recently are dropped beyond ``CACHE_VECTORS`` vectors.
+recently are dropped beyond ``CACHE_VECTORS`` vectors. Reading a user's vectors
+back goes through a BTREE index on ``user_id`` (made when the files open;
+each compaction adds the rows written since, which are scanned until then,
+and drops deleted ones): 9.1 ms without it,
+4.3 ms with it, for one of 50 users' 2,000 vectors in a table of 100,000.
 
 Native memory (tests/test_memory_flat.py): RSS grew by ~35 MB per 200 writes
 without end. pyarrow's default pool, mimalloc, kept the pages that the
@@ -85,6 +89,7 @@ class VectorIndex:
         self._files_lock = threading.Lock()
         # the in-memory copies only: a search of a cached user never waits for the files
         self._cache_lock = threading.Lock()
+        self._index_users()
 
     def upsert(self, rows: Sequence[Tuple[int, str, str, np.ndarray]]):
         """(seq, id, user_id, vector) rows; an existing id is replaced."""
@@ -179,8 +184,15 @@ class VectorIndex:
         age): deleted vectors leave the files. Reads of the files wait."""
         with self._files_lock, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "removes every version except the latest": wanted
+            self._index_users()  # first: the optimization brings it up to date, the clean-up drops old versions
             self.table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unreferenced)
             self.writes = 0
+
+    def _index_users(self):
+        """The index on user_id, once the table has rows (tens of ms at 100k)."""
+        if self.table.count_rows() and not any(i.columns == ["user_id"] for i in self.table.list_indices()):
+            from lancedb.index import BTree
+            self.table.create_index("user_id", config=BTree())
 
     def purge(self):
         """Compact and drop every old version: deleted vectors leave the files."""

@@ -1,0 +1,47 @@
+"""The LanceDB vector index on real files (vectors/index.py): a user's vectors
+read back by the user_id index, rows written since it was made included."""
+import numpy as np
+
+from ovos_memory_service.vectors.index import VectorIndex
+
+DIM = 8
+
+
+def unit(i: int) -> np.ndarray:
+    v = np.random.default_rng(i).normal(size=DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def rows(user: str, start: int, n: int):
+    return [(seq, f"{user}-{seq}", user, unit(seq)) for seq in range(start, start + n)]
+
+
+def test_a_users_vectors_come_back_through_the_user_index_with_later_writes(tmp_path):
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    for user, start in (("ana", 0), ("rui", 100), ("eva", 200)):
+        index.upsert(rows(user, start, 30))
+    index.compact()
+    assert [i.columns for i in index.table.list_indices()] == [["user_id"]]
+    index.upsert(rows("ana", 300, 5))  # not in the index yet
+    index.delete(["ana-3", "rui-101"])
+    cold = VectorIndex(tmp_path / "vectors", DIM)  # nothing in memory: read from the files
+    found = cold.search(unit(302), "ana", 0, 100)
+    assert found[0][0] == "ana-302" and found[0][1] > 0.999
+    expected = {f"ana-{s}" for s in [*range(0, 30), *range(300, 305)]} - {"ana-3"}
+    assert {memory_id for memory_id, _ in found} == expected
+    assert {m for m, _ in cold.search(unit(0), "rui", 0, 100)} == {f"rui-{s}" for s in range(100, 130)} - {"rui-101"}
+    cold.compact()  # the later rows join the index; it is not made twice
+    assert [i.columns for i in cold.table.list_indices()] == [["user_id"]]
+    assert {m for m, _ in VectorIndex(tmp_path / "vectors", DIM).search(unit(1), "ana", 0, 100)} == expected
+
+
+def test_a_user_whose_vectors_are_all_deleted_leaves_no_trace_in_the_files(tmp_path):
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    index.upsert(rows("ana", 0, 10) + rows("zelinda", 100, 10))
+    index.compact()  # the user index now holds both names
+    index.delete([f"zelinda-{s}" for s in range(100, 110)])
+    index.purge()
+    for path in (tmp_path / "vectors").rglob("*"):
+        if path.is_file():
+            assert b"zelinda" not in path.read_bytes(), path
+    assert [m for m, _ in index.search(unit(1), "ana", 0, 3)][0] == "ana-1"
