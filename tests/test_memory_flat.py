@@ -157,3 +157,16 @@ def test_embedding_under_concurrent_load_keeps_rss_near_the_loaded_model(tmp_pat
     samples = json.loads(out.stdout.strip().splitlines()[-1])
     print("RSS MB loaded, then after each round:", samples)
     assert max(samples) - samples[0] < 30, samples
+
+
+def test_the_models_threads_sleep_between_queries(tmp_path):
+    """onnxruntime's workers spin after each run by default, on the cores a
+    build's keyword member (and the rest of the device: STT, TTS) needs."""
+    import pytest
+    from ovos_memory_service.vectors.embedder import DEFAULT_MODEL, EmbeddingsUnavailable, Embedder, bundled_model_folder
+    try:
+        folder = bundled_model_folder(tmp_path)
+    except EmbeddingsUnavailable as e:
+        pytest.skip(str(e))
+    session = Embedder(DEFAULT_MODEL, folder).model.model.model
+    assert session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"

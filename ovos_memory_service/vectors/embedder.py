@@ -145,8 +145,9 @@ def plan_batches(lengths: Sequence[int], batch_size: int, budget: int) -> List[L
 
 def _load_session(model, threads: Optional[int]):
     """The onnxruntime session of a fastembed model loaded with ``lazy_load``,
-    with our options (no arena, no memory patterns, one inter-op thread); a fastembed
-    whose internals differ loads it its own way on first use."""
+    with our options (no arena, no memory patterns, one inter-op thread, threads
+    that sleep between runs); a fastembed whose internals differ loads it its own
+    way on first use."""
     inner = getattr(model, "model", None)
     folder, description = getattr(inner, "_model_dir", None), getattr(inner, "model_description", None)
     if folder is None or description is None or not hasattr(inner, "_ensure_tokenizer"):
@@ -157,6 +158,10 @@ def _load_session(model, threads: Optional[int]):
     options.enable_cpu_mem_arena = False
     options.enable_mem_pattern = False
     options.inter_op_num_threads = 1
+    # spinning workers hold the cores a build's other member (and the rest of
+    # the device) needs: 100k in-process builds, p50/p95 21.0/31.3 and 22.9/34.0
+    # ms spinning, 18.9/25.0 and 20.3/31.9 not (two alternating pairs)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         options.intra_op_num_threads = threads
     inner._ensure_tokenizer()
