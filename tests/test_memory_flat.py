@@ -163,7 +163,8 @@ def test_the_models_threads_sleep_between_queries(tmp_path):
     """onnxruntime's workers spin after each run by default, on the cores a
     build's keyword member (and the rest of the device: STT, TTS) needs."""
     import pytest
-    from ovos_memory_service.vectors.embedder import DEFAULT_MODEL, EmbeddingsUnavailable, Embedder, bundled_model_folder
+    from ovos_memory_service.vectors.embedder import (DEFAULT_MODEL, EmbeddingsUnavailable, Embedder,
+                                                      bundled_model_folder)
     try:
         folder = bundled_model_folder(tmp_path)
     except EmbeddingsUnavailable as e:
