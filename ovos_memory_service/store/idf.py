@@ -5,8 +5,8 @@
 N is every stored memory (all users), n_t those whose own text holds the
 word. Counting n_t is the slow part of a build on a large store (the whole
 index's matches of the word), so a word's count is kept while N moves by less
-than 1%: a rare word's idf hardly moves meanwhile, and on a small store
-(fewer than 100 memories) it is counted every time.
+than 1%: a rare word's idf hardly moves meanwhile, and on a store of fewer
+than 100 memories any change counts it again.
 """
 import math
 import threading
