@@ -18,8 +18,8 @@ delete (forgetting drops them from it too). The copies of the users used least
 recently are dropped beyond ``CACHE_VECTORS`` vectors. Reading a user's vectors
 back goes through a BTREE index on ``user_id`` (made when the files open;
 each compaction adds the rows written since, which are scanned until then,
-and drops deleted ones): 9.1 ms without it,
-4.3 ms with it, for one of 50 users' 2,000 vectors in a table of 100,000.
+and drops deleted ones): 9.1 ms without it, 4.3 ms with it, for one of 50
+users' 2,000 vectors in a table of 100,000.
 
 Native memory (tests/test_memory_flat.py): RSS grew by ~35 MB per 200 writes
 without end. pyarrow's default pool, mimalloc, kept the pages that the

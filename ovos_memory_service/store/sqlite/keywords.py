@@ -8,9 +8,9 @@ idf-weighted share of the query's keywords that its text contains,
 
     coverage = sum(idf(t) for t in query if t in memory) / sum(idf(t) for t in query)
 
-(idf: store/idf.py) so 1.0 means every keyword was found, a rare keyword counts more than a
-common one, and a keyword found only in the speaker's name or the turn
-before counts nothing.
+with the idf of store/idf.py, so 1.0 means every keyword was found, a rare
+keyword counts more than a common one, and a keyword found only in the
+speaker's name or the turn before counts nothing.
 """
 import sqlite3
 from typing import Dict, List, Sequence
