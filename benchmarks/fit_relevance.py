@@ -14,7 +14,7 @@ coverage and topic words, and without similarity (memories without a vector). It
 weights to write into relevance.py, and the log loss and Brier score of the
 fitted and of the current weights on both splits.
 
-    python benchmarks/fit_relevance.py [--data benchmarks/relevance]
+    python benchmarks/fit_relevance.py [--data benchmarks/relevance] [--embeddings-model NAME]
 """
 import argparse
 import math
@@ -85,11 +85,13 @@ def losses(rows, score):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=os.path.join(ROOT, "benchmarks", "relevance"))
+    parser.add_argument("--embeddings-model", default="", help="embeddings.model (default: the default model)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        engine = open_engine(tmp)
+        engine = open_engine(tmp, embeddings={"model": args.embeddings_model})
         try:
             found, context = pairs(engine, store_scenarios(engine, load_sets(args.data)))
+            model = engine.reader.queries.embedder.name
         finally:
             engine.close()
     rows = {split: [(ev, label) for s, ev, label in found if s == split and not ev.exact] for split in ("dev", "test")}
@@ -98,9 +100,10 @@ def main():
     with_vectors = [(ev, y) for ev, y in rows["dev"] if ev.similarity is not None]
     meaning = tuple(float(w) for w in fit_logistic(*design(with_vectors, True)))
     keywords = tuple(float(w) for w in fit_logistic(*design(rows["dev"], False)))
-    print(f"WITH_MEANING = ({', '.join(f'{w:.2f}' for w in meaning)})")
+    print(f'WITH_MEANING["{model}"] = ({", ".join(f"{w:.2f}" for w in meaning)})')
     print(f"KEYWORDS_ONLY = ({', '.join(f'{w:.2f}' for w in keywords)})")
-    for name, score in (("current", relevance.relevance),
+    current = relevance.weights_for(model)
+    for name, score in (("current", lambda ev: relevance.relevance(ev, current)),
                         ("fitted", lambda ev: relevance.relevance(ev, meaning, keywords))):
         for split in ("dev", "test"):
             log_loss, brier = losses(rows[split], score)

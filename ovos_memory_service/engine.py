@@ -97,7 +97,7 @@ class MemoryEngine(Upkeep):
         settings = self.config["embeddings"]
         try:
             embedder = load_embedder(settings, Path(cache_dir()) / "models")
-            self.store.open_vectors(embedder.dim)
+            queued = self.store.open_vectors(embedder.name, embedder.dim)
         except (EmbeddingsUnavailable, ValueError) as e:
             LOG.warning(f"semantic recall unavailable, keyword recall only: {e}")
             self.reader.semantic_error = str(e)
@@ -109,6 +109,9 @@ class MemoryEngine(Upkeep):
                                                         self.config["vector_compact_minutes"]))
         self.semantic_loading = False
         LOG.info(f"semantic recall ready: {embedder.name}")
+        if queued:
+            LOG.warning(f"the vectors were made with another model: {queued} memories are embedded again "
+                        f"with {embedder.name} in the background; meanwhile keywords find those not done yet")
 
     def close(self):
         if self._loader is not None:

@@ -17,7 +17,8 @@ An exact match scores 1. Otherwise the score is a logistic model of the
 numbers, fitted on the development split of the labelled relevance set in
 benchmarks/relevance/ (``python benchmarks/fit_relevance.py`` prints them); a
 second model serves memories without a vector (not embedded yet, or semantic
-recall off). With all-MiniLM-L6-v2, similarity alone is weak evidence (in
+recall off). Each embedding model has its own weights, as its cosines spread
+differently (a model not fitted here gets all-MiniLM-L6-v2's). With all-MiniLM-L6-v2, similarity alone is weak evidence (in
 pt-pt, es-es and de-de unrelated sentences reach 0.3-0.45): a memory that
 shares no word with the query rarely reaches the recall threshold.
 """
@@ -25,9 +26,19 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-# logistic weights: (intercept, similarity, coverage, topic) and (intercept, coverage, topic)
-WITH_MEANING = (-6.50, 7.01, 6.86, 4.66)
+# logistic weights: (intercept, similarity, coverage, topic) per embedding model
+# (vectors/embedder.py), and (intercept, coverage, topic) without a vector
+WITH_MEANING = {
+    "sentence-transformers/all-MiniLM-L6-v2": (-6.50, 7.01, 6.86, 4.66),
+    "google/universal-sentence-encoder-multilingual-3": (-6.00, 15.30, 5.40, 2.80),
+}
+DEFAULT_WEIGHTS = WITH_MEANING["sentence-transformers/all-MiniLM-L6-v2"]
 KEYWORDS_ONLY = (-4.18, 8.78, 4.22)
+
+
+def weights_for(model: str) -> tuple:
+    """The similarity weights fitted for ``model`` (all-MiniLM-L6-v2's if none were)."""
+    return WITH_MEANING.get(model, DEFAULT_WEIGHTS)
 
 
 @dataclass(frozen=True)
@@ -50,7 +61,7 @@ def relevance(evidence: Evidence, with_meaning: Optional[Sequence[float]] = None
     if evidence.similarity is None:
         b0, b_cov, b_topic = KEYWORDS_ONLY if keywords_only is None else keywords_only
         return _sigmoid(b0 + b_cov * evidence.coverage + b_topic * evidence.topic)
-    b0, b_sim, b_cov, b_topic = WITH_MEANING if with_meaning is None else with_meaning
+    b0, b_sim, b_cov, b_topic = DEFAULT_WEIGHTS if with_meaning is None else with_meaning
     return _sigmoid(b0 + b_sim * evidence.similarity + b_cov * evidence.coverage + b_topic * evidence.topic)
 
 

@@ -55,15 +55,18 @@ def module_providers() -> dict:
     return providers
 
 
-# the shared store's modules import what the "postgresql" extra installs
-EXTRA_FOLDERS = {"postgresql": ROOT / "ovos_memory_service" / "store" / "postgresql"}
+# the shared store's modules import what the "postgresql" extra installs, the
+# multilingual model's what "multilingual" does
+EXTRA_FOLDERS = {"postgresql": ROOT / "ovos_memory_service" / "store" / "postgresql",
+                 "multilingual": ROOT / "ovos_memory_service" / "vectors" / "multilingual.py"}
 
 
 def imported_top_level_modules(extra: str = "") -> set:
     names = set()
-    paths = (EXTRA_FOLDERS[extra] if extra else ROOT / "ovos_memory_service").rglob("*.py")
+    where = EXTRA_FOLDERS[extra] if extra else ROOT / "ovos_memory_service"
+    paths = [where] if where.is_file() else where.rglob("*.py")
     for path in paths:
-        if not extra and any(folder in path.parents for folder in EXTRA_FOLDERS.values()):
+        if not extra and any(path == e or e in path.parents for e in EXTRA_FOLDERS.values()):
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
@@ -74,7 +77,7 @@ def imported_top_level_modules(extra: str = "") -> set:
 
 
 @pytest.mark.stack
-@pytest.mark.parametrize("extra", ["", "postgresql"])
+@pytest.mark.parametrize("extra", ["", "postgresql", "multilingual"])
 def test_every_imported_module_is_declared(tmp_path, extra):
     requires = egg_info(tmp_path)
     declared = install_requires(requires)

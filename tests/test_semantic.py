@@ -11,6 +11,7 @@ from ovos_memory_service.vectors.index import TABLE
 from tests.helpers import exchange, scope
 
 RAG = "ovos-memory-plugin-local-rag"
+MULTILINGUAL = "google/universal-sentence-encoder-multilingual-3"
 
 
 def rag_engine(make_engine, **config):
@@ -27,6 +28,37 @@ def test_meaning_is_found_without_shared_words(make_engine):
     assert hits[0].content == "My dog is called Rex"
     assert 0 < hits[0].score <= 1 and hits[0].kind == "turn"
     # the meaning alone finds it (no word of the question is in it)
+    assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
+        == "My dog is called Rex"
+
+
+def test_the_multilingual_model_finds_a_portuguese_paraphrase(make_engine):
+    engine = rag_engine(make_engine, embeddings={"model": MULTILINGUAL})
+    sc = scope(lang="pt-pt")
+    exchange(engine, sc, "O meu cão chama-se Rex.", "Que nome bonito.")
+    exchange(engine, sc, "Comprei uma bicicleta nova ontem.", "Boas voltas!")
+    exchange(engine, sc, "A minha mulher chama-se Clara.", "Muito prazer.")
+    engine.wait_idle()
+    assert engine.stats(sc)["embedding_model"] == MULTILINGUAL and engine.stats(sc)["pending_jobs"] == 0
+    # no content word shared; all-MiniLM-L6-v2 ranks the wife first here
+    found = engine.reader.semantic_search(sc, "qual é o nome do meu animal de estimação?", 1, ["turn"])
+    assert found[0].content == "O meu cão chama-se Rex."
+
+
+def test_another_model_embeds_the_store_again_in_the_background(make_engine):
+    engine = make_engine()
+    sc = scope()
+    exchange(engine, sc, "My dog is called Rex", "What a good boy")
+    exchange(engine, sc, "I bought a new bicycle yesterday", "Enjoy the rides")
+    engine.wait_idle()
+    embedded = engine.stats(sc)["vectors"]
+    engine.close()
+    engine = make_engine(embeddings={"model": MULTILINGUAL})  # 512 dimensions, not 384
+    assert engine.recall(sc, "my bicycle", threshold=0)[0].content.startswith("I bought")  # keywords meanwhile
+    engine.wait_idle()
+    stats = engine.stats(sc)
+    assert stats["semantic_recall"] is True and stats["embedding_model"] == MULTILINGUAL
+    assert stats["vectors"] == embedded >= 4 and stats["pending_jobs"] == 0
     assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
         == "My dog is called Rex"
 

@@ -22,6 +22,7 @@ ALICE_OTHER_PERSONA = Scope("alice", "kitchen", "other", "en-us")
 ALICE_CAR = Scope("alice", "car", "bob-persona", "en-us")
 CAROL = Scope("carol", "hall", "bob-persona", "en-us")
 DIM = 8
+MODEL = "test/model-a"
 
 
 @pytest.fixture
@@ -110,7 +111,7 @@ def test_rows_in_and_out(store):
 
 
 def test_a_delete_takes_the_rows_their_vectors_jobs_and_summary_state(store):
-    store.open_vectors(DIM)
+    store.open_vectors(MODEL, DIM)
     w = Writer(store, ALICE)
     turns = [w.turn("user", "my dog is called Rex"), w.turn("assistant", "noted, Rex")]
     kept = w.turn("user", "the cat is called Tom")
@@ -289,7 +290,7 @@ def test_coverage_follows_the_words_of_the_store_as_it_grows(store):
 
 
 def test_nearest_and_similarities(store):
-    store.open_vectors(DIM)
+    store.open_vectors(MODEL, DIM)
     w = Writer(store, ALICE)
     ids = [w.turn("user", f"memory number {i}") for i in range(6)]
     hidden = Writer(store, ALICE_OTHER_PERSONA).turn("user", "another persona's turn")
@@ -309,21 +310,55 @@ def test_nearest_and_similarities(store):
     assert similar.keys() == {ids[0], ids[5], hidden}  # the user's own vectors
     assert similar[ids[5]] == pytest.approx(float(query @ vectors[ids[5]]), abs=1e-5)
     assert store.vector_count() == 8
-    store.open_vectors(DIM)  # again: nothing changes
+    store.open_vectors(MODEL, DIM)  # again: nothing changes
     assert store.vector_count() == 8
 
 
-def test_vectors_of_another_dimension_are_refused(store):
-    store.open_vectors(DIM)
+def test_another_model_embeds_every_memory_again(store):
+    """Its queries cannot be compared with another model's vectors: those go
+    and every memory is queued again, for the new model's worker."""
+    assert store.open_vectors(MODEL, DIM) == 0
+    w = Writer(store, ALICE)
+    ids = [w.turn("user", "hello"), w.turn("assistant", "hi"), Writer(store, CAROL).turn("user", "hey")]
+    embed_all(store, {i: unit(1) for i in ids})
+    assert store.vector_count() == 3 and store.vector_model() == MODEL
+
+    assert store.open_vectors("test/model-b", DIM) == 3
+    assert store.vector_model() == "test/model-b"
+    assert store.vector_count() == 0 and store.pending(("embed",)) == 3
+    assert store.nearest(Visible(ALICE), unit(1), 5, 100) == []  # nothing of model a is compared
+    assert embed_all(store, {ids[0]: unit(1, 1), ids[1]: unit(1, 0), ids[2]: unit(1, 1)}) == 3
+    assert ids_of(store.nearest(Visible(ALICE), unit(1, 1), 5, 100)) == ids[:2]
+    assert store.open_vectors("test/model-b", DIM) == 0  # the same model again: nothing changes
+    assert store.vector_count() == 3
+
+
+def test_a_model_of_another_dimension_embeds_every_memory_again(store):
+    store.open_vectors(MODEL, DIM)
     w = Writer(store, ALICE)
     memory_id = w.turn("user", "hello")
     embed_all(store, {memory_id: unit(1)})
-    with pytest.raises(ValueError):
-        store.open_vectors(DIM * 2)
+    assert store.open_vectors("test/model-wide", DIM * 2) == 1
+    wide = np.zeros(DIM * 2, dtype=np.float32)
+    wide[0] = 1
+    assert embed_all(store, {memory_id: wide}) == 1
+    assert store.similarities("alice", wide, [memory_id]) == {memory_id: pytest.approx(1.0)}
+
+
+def test_vectors_of_an_unrecorded_model_are_kept_when_the_dimension_fits(store):
+    """Stores from before the model was recorded (or moved from one) keep their
+    vectors for the configured model of their dimension."""
+    store.open_vectors(None, DIM)
+    w = Writer(store, ALICE)
+    memory_id = w.turn("user", "hello")
+    embed_all(store, {memory_id: unit(1)})
+    assert store.vector_model() is None
+    assert store.open_vectors(MODEL, DIM) == 0
+    assert store.vector_model() == MODEL and store.vector_count() == 1
 
 
 def test_vectors_are_saved_only_for_jobs_still_queued(store):
-    store.open_vectors(DIM)
+    store.open_vectors(MODEL, DIM)
     w = Writer(store, ALICE)
     rewritten, forgotten, kept = w.turn("user", "one"), w.turn("user", "two"), w.turn("user", "three")
     jobs = store.claim(("embed",), 10, time.time())
@@ -336,7 +371,7 @@ def test_vectors_are_saved_only_for_jobs_still_queued(store):
 
 
 def test_rebuilding_vectors_drops_them_and_queues_every_memory_again(store):
-    store.open_vectors(DIM)
+    store.open_vectors(MODEL, DIM)
     w = Writer(store, ALICE)
     ids = [w.turn("user", "one"), w.turn("assistant", "two"), w.turn("tool", "three")]
     embed_all(store, {i: unit(1) for i in ids})
@@ -697,7 +732,7 @@ def test_daemons_starting_together_migrate_the_schema_once(pg_stores, pg_schema)
 def test_a_forget_vacuums_what_it_deleted(pg_stores, pg_schema):
     import psycopg
     store = pg_stores()
-    store.open_vectors(DIM)
+    store.open_vectors(MODEL, DIM)
     w = Writer(store, ALICE)
     ids = [w.turn("user", f"a secret number {i}") for i in range(20)]
     embed_all(store, {i: unit(1) for i in ids})
@@ -761,7 +796,7 @@ def test_a_users_transactions_wait_for_each_other_and_no_one_else(pg_stores):
 def test_nearest_through_the_hnsw_index_finds_what_an_exact_scan_finds(pg_stores, monkeypatch):
     from ovos_memory_service.store.postgresql import vectors
     store = pg_stores()
-    store.open_vectors(DIM)
+    store.open_vectors(MODEL, DIM)
     w = Writer(store, ALICE)
     rng = np.random.default_rng(7)
     ids = [w.turn("user", f"memory {i}") for i in range(60)]

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.stack  # a real PostgreSQL (tests/pg.py)
 
 ALICE = Scope("alice", "kitchen", "pirate", "en-us")
 DIM = 8
+MODEL = "test/model-a"
 
 
 def sqlite_store(folder):
@@ -36,7 +37,7 @@ def vector(i: int) -> np.ndarray:
 
 def fill(store):
     """A device's store: two conversations, facts, a summary, vectors, pending work."""
-    store.open_vectors(DIM)
+    store.open_vectors(MODEL, DIM)
     now = 1_700_000_000.0
     conversation = store.start_conversation(ALICE, now)
     turns = []
@@ -105,6 +106,7 @@ def test_a_device_store_moves_into_postgresql_and_back(tmp_path, pg_schema):
         original = state(device, made)
         moved = state(shared, made)
         assert moved == original
+        assert shared.vector_model() == MODEL  # its vectors keep the model that made them
         assert original["jobs"] == [("embed", made["turns"][3], ""), ("facts", made["turns"][2], "en-us"),
                                     ("llm_summary", made["conversation"], "en-us")]
         shared.release_claims()

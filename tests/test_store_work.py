@@ -252,7 +252,7 @@ def test_stats_while_the_vectors_are_being_created(tmp_path, monkeypatch):
             creating.set()
             assert go_on.wait(30)
     monkeypatch.setattr(index.VectorIndex, "__init__", slow_init)
-    loader = threading.Thread(target=store.open_vectors, args=(8,))
+    loader = threading.Thread(target=store.open_vectors, args=("test/model", 8))
     loader.start()
     try:
         assert creating.wait(30)

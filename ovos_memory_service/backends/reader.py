@@ -11,7 +11,7 @@ from ovos_memory_service import summaries
 from ovos_memory_service.errors import Unavailable
 from ovos_memory_service.history import live_conversation, live_window
 from ovos_memory_service.items import MemoryItem, normalized
-from ovos_memory_service.relevance import Evidence, relevance
+from ovos_memory_service.relevance import Evidence, relevance, weights_for
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store import Exclude, Store, Visible
 from ovos_memory_service.wire import ChatMessage, iso_time
@@ -129,8 +129,10 @@ class StoreReader:
     def score(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[MemoryItem]:
         """Set every item's ``score`` to its calibrated relevance to ``query``
         (relevance.py); returns the items."""
+        queries = self.queries
+        weights = weights_for(queries.embedder.name) if queries is not None else None
         for item, evidence in zip(items, self.evidence(scope, query, items)):
-            item.score = relevance(evidence)
+            item.score = relevance(evidence, weights)
         return items
 
     def evidence(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[Evidence]:

@@ -253,9 +253,17 @@ class Store(abc.ABC):
 
     # ----------------------------------------------------------- vectors
     @abc.abstractmethod
-    def open_vectors(self, dim: int):
-        """Start keeping vectors of ``dim`` dimensions (ValueError if the
-        stored ones have another: reindex)."""
+    def open_vectors(self, model: Optional[str], dim: int) -> int:
+        """Start keeping the vectors ``model`` makes (``dim`` dimensions). If
+        the stored ones were made by another model, they are dropped and every
+        memory is queued to be embedded again; returns how many were queued
+        (0: the vectors are this model's). Vectors from before the model was
+        recorded count as this model's if their dimension is its; ``model`` None:
+        not known (vectors moved from a store that never recorded it)."""
+
+    @abc.abstractmethod
+    def vector_model(self) -> Optional[str]:
+        """The model that made the stored vectors (None: not recorded yet)."""
 
     @abc.abstractmethod
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:

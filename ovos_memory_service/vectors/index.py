@@ -198,6 +198,12 @@ class VectorIndex:
         """Compact and drop every old version: deleted vectors leave the files."""
         self.compact(unreferenced=True)
 
+    def drop(self):
+        """Remove the table and its files (the vectors of another model)."""
+        with self._files_lock, self._cache_lock:
+            self.db.drop_table(TABLE)
+            self._users.clear()
+
     def clear(self):
         with self._files_lock, self._cache_lock:
             self.db.drop_table(TABLE)

