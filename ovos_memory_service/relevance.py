@@ -17,10 +17,11 @@ An exact match scores 1. Otherwise the score is a logistic model of the
 numbers, fitted on the development split of the labelled relevance set in
 benchmarks/relevance/ (``python benchmarks/fit_relevance.py`` prints them); a
 second model serves memories without a vector (not embedded yet, or semantic
-recall off). Each embedding model has its own weights, as its cosines spread
-differently (a model not fitted here gets all-MiniLM-L6-v2's). With all-MiniLM-L6-v2, similarity alone is weak evidence (in
-pt-pt, es-es and de-de unrelated sentences reach 0.3-0.45): a memory that
-shares no word with the query rarely reaches the recall threshold.
+recall off). Each embedding model has weights of its own, as its cosines
+spread differently (a model not fitted here gets all-MiniLM-L6-v2's). With
+all-MiniLM-L6-v2, similarity alone is weak evidence (in pt-pt, es-es and de-de
+unrelated sentences reach 0.3-0.45): a memory that shares no word with the
+query rarely reaches the recall threshold.
 """
 import math
 from dataclasses import dataclass

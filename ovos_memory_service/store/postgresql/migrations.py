@@ -142,7 +142,6 @@ def m001_initial():
     """
 
 
-
 @migration
 def m002_settings():
     return """

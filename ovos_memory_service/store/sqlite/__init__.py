@@ -118,8 +118,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 queued = self._queue_every_memory()
                 files.drop()
                 self._vectors = None
-            vectors = self._vectors = (self._vectors if self._vectors is not None and self._vectors.dim == dim
-                                       else VectorIndex(self.directory / "vectors", dim))
+            if self._vectors is None or self._vectors.dim != dim:
+                self._vectors = VectorIndex(self.directory / "vectors", dim)
+            vectors = self._vectors
             if model is not None and recorded != model:
                 with self.transaction():
                     self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('vector_model', ?)",
