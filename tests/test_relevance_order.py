@@ -1,0 +1,34 @@
+"""memory.recall's order (relevance.most_relevant): the relevance order and the
+backend's ranking together, exact matches first."""
+from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.relevance import most_relevant
+
+
+def item(content: str, score: float, rank_score: float) -> MemoryItem:
+    return MemoryItem(id=content, content=content, kind="turn", created_at=0.0, session_id="s", persona_id="",
+                      score=score, rank_score=rank_score)
+
+
+def contents(items):
+    return [i.content for i in items]
+
+
+def test_the_backends_ranking_lifts_a_memory_nearly_as_relevant():
+    """Second by relevance but first by the fused ranking (a speaker or date the
+    question names, the question before it) goes above the most relevant one
+    that the ranking puts last."""
+    items = [item("named the day", 0.70, 0.9), item("a", 0.60, 0.8), item("b", 0.55, 0.7),
+             item("c", 0.50, 0.6), item("d", 0.45, 0.5), item("most relevant", 0.72, 0.1)]
+    assert contents(most_relevant(items, 0.0))[:2] == ["named the day", "most relevant"]
+
+
+def test_a_reply_that_says_nothing_stays_below_the_fact_that_answers():
+    items = [item("Okay.", 0.21, 0.9), item("My wife's name is Clara.", 0.42, 0.8),
+             item("My dog is called Rex.", 0.51, 0.7), item("x", 0.30, 0.6), item("y", 0.25, 0.5)]
+    assert contents(most_relevant(items, 0.0))[0] == "My dog is called Rex."
+    assert contents(most_relevant(items, 0.0)).index("Okay.") > 1
+
+
+def test_an_exact_match_comes_first_and_the_threshold_is_the_relevance():
+    items = [item("ranked first", 0.95, 0.9), item("said exactly", 1.0, 0.0), item("weak", 0.3, 0.8)]
+    assert contents(most_relevant(items, 0.5)) == ["said exactly", "ranked first"]
