@@ -126,12 +126,6 @@ class StoreReader:
         found = self.store.get_memories([summary.memory_id]) if summary is not None else []
         return (_by_confidence(found[0]) if found else None), rows
 
-    def prefetch_query(self, text: str):
-        """Start embedding ``text``, which semantic recall and scoring will ask for."""
-        queries = self.queries
-        if queries is not None:
-            queries.prefetch(text)
-
     def score(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[MemoryItem]:
         """Set every item's ``score`` to its calibrated relevance to ``query``
         (relevance.py); returns the items."""

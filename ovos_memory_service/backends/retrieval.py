@@ -88,7 +88,6 @@ class RetrievalBackend(Backend):
         return [], []  # a retriever contributes through recall, not blocks
 
     def build(self, scope, utterance, now):
-        self.reader.prefetch_query(utterance)  # embedded while the window is read
         raw_window = self.raw_window(scope, now)
         window = trim_window(raw_window)
         hits = self.recall(scope, utterance, raw_window, window)
