@@ -1,5 +1,6 @@
-"""Meaning: the embedding model (embedder.py), the LanceDB vector index the
-SQLite store keeps (index.py), and the embeddings of recent queries."""
+"""Meaning: the embedding models (embedder.py, multilingual.py), the LanceDB
+vector index the SQLite store keeps (index.py), and the embeddings of recent
+queries."""
 import threading
 
 import numpy as np
