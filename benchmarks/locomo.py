@@ -21,8 +21,9 @@ official LoCoMo mapping): evidence_recall@k (share of evidence turns covered by
 the top k), all@5 (every evidence turn covered by the top 5), hit@5 (any),
 MRR (1 / the rank of the first item covering an evidence turn, 0 beyond 10),
 session_any@5 (a top-5 memory from an evidence session). Category 5
-(adversarial) is reported apart. Splits: dev = the first five conversations
-(tune here only), test = the last five.
+(adversarial) is reported apart. A composite member that missed its deadline
+(``memory.stats`` ``member_misses``) is printed per conversation. Splits: dev =
+the first five conversations (tune here only), test = the last five.
 
     python benchmarks/locomo.py                      # both splits, default configuration
     python benchmarks/locomo.py --split test --through bus
@@ -123,6 +124,9 @@ class InProcess:
     def drain(self):
         self.engine.wait_idle(timeout=3600)
 
+    def misses(self) -> dict:
+        return self.engine.reader.misses.snapshot()
+
     def recall(self, user: str, question: str, kinds: list) -> list:
         found = self.engine.recall(Scope(user, "questions", lang="en-us"), question, limit=10,
                                    threshold=0.0, kinds=kinds)
@@ -164,6 +168,9 @@ class OverTheBus:
                 raise TimeoutError("the background work did not finish")
             time.sleep(0.5)
 
+    def misses(self) -> dict:
+        return self.request("memory.stats", "nobody", "stats", {})["member_misses"]
+
     def recall(self, user: str, question: str, kinds: list) -> list:
         reply = self.request("memory.recall", user, "questions",
                              {"query": question, "limit": 10, "threshold": 0.0, "kinds": kinds})
@@ -200,7 +207,7 @@ def evaluate(sample: dict, config: dict, path, kinds: list):
             ranked = [{dia_of[i] for i in (memory_id, *sources) if i in dia_of} for memory_id, sources in found]
             rows.append(score(qa["category"], evidence, ranked))
         return rows, {"turns": len(memory_of), "ingest_s": ingest_s, "embed_s": embed_s,
-                      "query_ms": query_ms}
+                      "query_ms": query_ms, "misses": service.misses()}
     finally:
         service.close()
 
@@ -262,6 +269,9 @@ def main():
             rows += sample_rows
             for key, value in info.items():
                 stats[key] += value if isinstance(value, list) else [value]
+            for member, missed in info["misses"].items():  # a member that missed its deadline
+                print(f"{split} {sample['sample_id']}: {member} missed {missed['missed']} times "
+                      f"(last: {missed['last']})", flush=True)
             print(f"{split} {sample['sample_id']}: {info['turns']} turns stored in {info['ingest_s']:.2f} s, "
                   f"embedded in {info['embed_s']:.1f} s; recall@5 "
                   f"{statistics.fmean(r['recall@5'] for r in sample_rows if r['category'] != 5):.3f}",
