@@ -8,7 +8,7 @@ import threading
 from click.testing import CliRunner
 
 from ovos_memory_service.cli import cli
-from tests.helpers import exchange, scope
+from tests.helpers import eventually, exchange, scope
 
 
 def the_embedder(engine):
@@ -224,6 +224,19 @@ def test_background_batches_wait_for_the_reply_being_built(engine, monkeypatch):
     finish.set()
     build.join(10)
     assert yielded.wait(10), "the worker never went on after the reply"
+
+
+def test_replies_that_never_pause_do_not_starve_the_embeddings(engine, monkeypatch):
+    """On a hub whose builds and recalls never stop, background batches still
+    get their share of the time: a worker yields for a while, never for ever."""
+    sc = scope()
+    monkeypatch.setattr(type(engine.background.foreground), "MAX_YIELD_S", 600)  # only the share bounds it
+    with engine.background.foreground():  # a reply always being built
+        for i in range(40):  # three batches of 16
+            exchange(engine, sc, f"note {i}: the spare key is under stone {i}", "noted")
+        eventually(lambda: engine.stats(sc)["pending_jobs"] == 0, timeout=120,
+                   what="the embeddings while replies never pause")
+    assert engine.stats(sc)["vectors"] >= 80
 
 
 def test_a_shared_store_failure_is_answered_as_unavailable():
