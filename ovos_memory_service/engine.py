@@ -337,8 +337,22 @@ class MemoryEngine(Upkeep):
             self._tell_forgotten(data["user_id"], data["ids"])
         elif event == "personas":
             self.personas.drop(data.get("persona_id"))
+        elif event == "vectors":
+            self._other_model(data.get("model"))
         elif event == "resync":  # notifications may have been missed
             self.personas.drop()
+
+    def _other_model(self, model: Optional[str]):
+        """Another daemon re-embeds the shared store with ``model``: this one's
+        queries and vectors would no longer compare, so semantic recall stops."""
+        queries = self.reader.queries
+        if queries is None or model == queries.embedder.name:
+            return
+        self.reader.queries = None
+        self.reader.semantic_error = (f"another daemon sharing the store embeds it with {model}: "
+                                      f"configure the same embeddings.model here and restart")
+        LOG.warning(f"semantic recall stopped: {self.reader.semantic_error}")
+        self.background.call("semantic recall", self.background.stop_embedding)  # not on the listener
 
     def _tell_forgotten(self, user_id: str, ids: List[str]):
         for listener in list(self.forget_listeners):

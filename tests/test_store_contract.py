@@ -793,6 +793,26 @@ def test_a_users_transactions_wait_for_each_other_and_no_one_else(pg_stores):
 
 
 @pytest.mark.stack
+def test_a_daemon_stops_comparing_when_another_embeds_the_shared_store_with_its_model(pg_schema, make_engine):
+    """Two daemons, one PostgreSQL, two models: the one started last re-embeds
+    the store; the other hears it and answers by keywords, never comparing its
+    queries with the other model's vectors."""
+    from tests.helpers import eventually, exchange, scope
+    first = make_engine(store=pg_schema)  # all-MiniLM-L6-v2
+    sc = scope()
+    exchange(first, sc, "My dog is called Rex", "What a good boy")
+    first.wait_idle()
+    assert first.stats(sc)["semantic_recall"] is True
+    second = make_engine(store=pg_schema, embeddings={"model": "google/universal-sentence-encoder-multilingual-3"})
+    eventually(lambda: first.stats(sc)["semantic_recall"] is False, what="the first daemon hearing of it")
+    assert "universal-sentence-encoder" in first.stats(sc)["semantic_error"]
+    assert first.stats(sc)["embedding_model"] is None  # its embedding worker stopped
+    assert first.recall(sc, "my dog Rex", threshold=0)[0].content == "My dog is called Rex"
+    second.wait_idle()
+    assert second.stats(sc)["semantic_recall"] is True and second.stats(sc)["pending_jobs"] == 0
+
+
+@pytest.mark.stack
 def test_nearest_through_the_hnsw_index_finds_what_an_exact_scan_finds(pg_stores, monkeypatch):
     from ovos_memory_service.store.postgresql import vectors
     store = pg_stores()

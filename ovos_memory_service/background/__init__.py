@@ -40,6 +40,11 @@ class Background:
         self.embedding = worker
         worker.start()
 
+    def stop_embedding(self):
+        worker, self.embedding = self.embedding, None
+        if worker is not None:
+            worker.stop()
+
     def wake(self):
         """New memories: facts, summaries and embeddings are due."""
         for worker in self.workers:

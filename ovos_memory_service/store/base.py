@@ -73,7 +73,8 @@ class Store(abc.ABC):
     def listen(self, callback):
         """Call ``callback(event, data)`` for what other processes sharing this
         store commit: "forgotten" ``{"user_id", "ids"}``, "personas"
-        ``{"persona_id"}``, "resync" ``{}`` (drop what is cached). A store only
+        ``{"persona_id"}``, "vectors" ``{"model"}`` (re-embedded by another
+        model), "resync" ``{}`` (drop what is cached). A store only
         one process opens (SQLite) has nothing to tell."""
 
     @abc.abstractmethod

@@ -110,7 +110,8 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
             with self._pool.connection() as conn:
                 self._configs = {r[0] for r in conn.execute("SELECT cfgname FROM pg_ts_config")}
             self._presence = Presence(dsn, self._application_name, [self._channel("forgotten"),
-                                                                    self._channel("personas")])
+                                                                    self._channel("personas"),
+                                                                    self._channel("vectors")])
         except BaseException:
             self._pool.close()
             raise
@@ -137,7 +138,8 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
         """Call ``callback(event, data)``, from the store's listening thread,
         for what other stores (the other daemons) commit: "forgotten"
         ``{"user_id", "ids"}``; "personas" ``{"persona_id"}`` (a persona was
-        configured: build its backend again); "resync" ``{}`` after the
+        configured: build its backend again); "vectors" ``{"model"}`` (the
+        vectors are another model's now); "resync" ``{}`` after the
         listening session was lost and made again (notifications may have
         been missed: drop what is cached). Callbacks must be quick."""
         self._presence.callbacks.append(callback)

@@ -8,6 +8,7 @@ memories (``recall_embeddings_limit``) in one statement: an exact scan of
 those vectors up to ``EXACT_NEWEST``; beyond that the HNSW index, filtered by
 user with pgvector's iterative scans, then by visibility.
 """
+import json
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.store.base import Exclude, Visible
@@ -55,6 +56,9 @@ class Vectors:
             if model is not None and recorded != model:
                 cur.execute("INSERT INTO settings (key, value) VALUES ('vector_model', %s) "
                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [model])
+                # daemons already running with the old model stop comparing with these
+                cur.execute("SELECT pg_notify(%s, %s)", [self._channel("vectors"),
+                                                          json.dumps({"model": model, "from": self.claimant})])
         self._dim = dim
         return queued
 
