@@ -153,3 +153,20 @@ def test_a_statement_learnt_without_a_slot_gets_one_later(engine):
     assert first == second == moved
     items, total = engine.list(sc, kinds=["fact"])
     assert total == 1 and items[0].content == "Lives in Porto"
+
+
+@pytest.mark.parametrize("first", ["llm", "rules"])
+def test_a_restated_fact_keeps_the_words_of_its_most_trusted_source(engine, first):
+    """The rules and an LLM learn the same fact in either order (their workers
+    race): one fact, in the rules' words, with both provenances."""
+    from ovos_memory_service.facts.model import Fact, record
+    sc = scope()
+    said = {"llm": Fact(kind="fact", content="User lives in Braga", slot="residence", value="Braga",
+                        sources=["turn-a"], extractor="llm"),
+            "rules": Fact(kind="fact", content="Lives in Braga", slot="residence", value="Braga",
+                          sources=["turn-b"], extractor="rules")}
+    for extractor in (first, *(e for e in said if e != first)):
+        record(engine.store, sc, said[extractor])
+    items, total = engine.list(sc, kinds=["fact"])
+    assert total == 1 and items[0].content == "Lives in Braga"
+    assert sorted(items[0].sources) == ["turn-a", "turn-b"]

@@ -62,8 +62,13 @@ def _insert(store: Store, scope: Scope, fact: Fact, now: float, status: str = "c
 
 
 def _touch(store: Store, row: dict, fact: Fact, now: float) -> str:
+    """``fact`` restates ``row``: one fact, in the words of its most trusted
+    source (the rules and an LLM learn it in either order)."""
+    confidence = CONFIDENCE.get(fact.extractor, 0.5)
+    words = ({"content": fact.content.strip(), "extractor": fact.extractor}
+             if confidence > (row["confidence"] or 0) else {})
     store.update_memory(row["id"], updated_at=now, sources=_merge_sources(row, fact.sources),
-                        confidence=max(row["confidence"] or 0, CONFIDENCE.get(fact.extractor, 0.5)))
+                        confidence=max(row["confidence"] or 0, confidence), **words)
     return row["id"]
 
 
