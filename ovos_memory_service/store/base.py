@@ -64,6 +64,14 @@ class Exclude:
     utterance: str = ""
 
 
+def vectors_of_another_model(stored_dim: Optional[int], dim: int, recorded: Optional[str],
+                             model: Optional[str]) -> bool:
+    """Do stored vectors (``stored_dim`` dimensions, None: none, made by
+    ``recorded``) need embedding again for ``model``? Vectors of no recorded
+    model count as its own when their dimension fits (Store.open_vectors)."""
+    return stored_dim is not None and (stored_dim != dim or (recorded or model) != model)
+
+
 class Store(abc.ABC):
     # -------------------------------------------------------------- life
     @abc.abstractmethod

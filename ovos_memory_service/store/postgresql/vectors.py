@@ -11,7 +11,7 @@ user with pgvector's iterative scans, then by visibility.
 import json
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ovos_memory_service.store.base import Exclude, Visible
+from ovos_memory_service.store.base import Exclude, Visible, vectors_of_another_model
 from ovos_memory_service.store.postgresql.connection import MIGRATION_LOCK
 from ovos_memory_service.store.postgresql.memories import AS_NEW, ROW, condition, excluding
 from ovos_memory_service.store.sql import EMBEDDABLE
@@ -41,7 +41,7 @@ class Vectors:
         with self.transaction(), self._cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [MIGRATION_LOCK])
             stored, recorded = self._stored_dim(cur), self._recorded_model(cur)
-            if stored is not None and (stored != dim or (recorded or model) != model):
+            if vectors_of_another_model(stored, dim, recorded, model):
                 cur.execute("DROP TABLE memory_vectors")  # another model's: its files go
                 queued = self._queue_every_memory(cur)
                 stored = None
@@ -74,7 +74,7 @@ class Vectors:
     def _queue_every_memory(self, cur) -> int:
         cur.execute(f"INSERT INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
                     f"WHERE {EMBEDDABLE} ORDER BY m.seq {AS_NEW}")
-        return cur.execute("SELECT count(*) AS n FROM jobs WHERE queue = 'embed'").fetchone()["n"]
+        return self.pending(("embed",))  # on this transaction's connection
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
         with self.transaction(), self._cursor() as cur:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ovos_memory_service.store.base import Exclude, Store, Visible
+from ovos_memory_service.store.base import Exclude, Store, Visible, vectors_of_another_model
 from ovos_memory_service.store.idf import DocumentCounts
 from ovos_memory_service.store.sqlite.admin import Admin
 from ovos_memory_service.store.sqlite.connection import lock_store, open_database, open_reader, scrub
@@ -113,7 +113,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         queued = 0
         with self._lock:
             recorded, files = self.vector_model(), self._vector_files()
-            if files is not None and (files.dim != dim or (recorded or model) != model):
+            if vectors_of_another_model(files.dim if files is not None else None, dim, recorded, model):
                 # queued first: a crash before the old vectors are gone queues them again
                 queued = self._queue_every_memory()
                 files.drop()
