@@ -109,6 +109,7 @@ class MemoryEngine(Upkeep):
                                                         self.config["vector_compact_minutes"]))
         self.semantic_loading = False
         LOG.info(f"semantic recall ready: {embedder.name}")
+        self.store.warm_vectors()
         if queued:
             LOG.warning(f"the vectors were made with another model: {queued} memories are embedded again "
                         f"with {embedder.name} in the background; meanwhile keywords find those not done yet")

@@ -301,14 +301,15 @@ def test_nearest_and_similarities(store):
     query = unit(1, 0)
     found = store.nearest(Visible(ALICE), query, 3, newest=100)
     assert ids_of(found) == ids[:3]
-    assert found[0]["similarity"] == pytest.approx(1.0, abs=1e-5)
-    assert found[1]["similarity"] == pytest.approx(float(query @ vectors[ids[1]]), abs=1e-5)
+    # SQLite's store compares int8 copies of the vectors (vectors/index.py)
+    assert found[0]["similarity"] == pytest.approx(1.0, abs=5e-3)
+    assert found[1]["similarity"] == pytest.approx(float(query @ vectors[ids[1]]), abs=5e-3)
     assert ids_of(store.nearest(Visible(ALICE), query, 3, newest=2)) == [ids[4], ids[5]]  # the newest only
     assert ids_of(store.nearest(Visible(ALICE), query, 2, 100, Exclude(ids=[ids[0]]))) == ids[1:3]
     assert ids_of(store.nearest(Visible(ALICE), query, 2, 100, Exclude(utterance="MEMORY NUMBER 0"))) == ids[1:3]
     similar = store.similarities("alice", query, [ids[0], ids[5], hidden, carol, "missing"])
     assert similar.keys() == {ids[0], ids[5], hidden}  # the user's own vectors
-    assert similar[ids[5]] == pytest.approx(float(query @ vectors[ids[5]]), abs=1e-5)
+    assert similar[ids[5]] == pytest.approx(float(query @ vectors[ids[5]]), abs=5e-3)
     assert store.vector_count() == 8
     store.open_vectors(MODEL, DIM)  # again: nothing changes
     assert store.vector_count() == 8

@@ -1,7 +1,10 @@
 """The LanceDB vector index on real files (vectors/index.py): a user's vectors
-read back by the user_id index, rows written since it was made included."""
+read back by the user_id index, rows written since it was made included, and
+searched in memory."""
 import numpy as np
+import pytest
 
+from ovos_memory_service.vectors.embedder import load_embedder
 from ovos_memory_service.vectors.index import VectorIndex
 
 DIM = 8
@@ -45,3 +48,35 @@ def test_a_user_whose_vectors_are_all_deleted_leaves_no_trace_in_the_files(tmp_p
         if path.is_file():
             assert b"zelinda" not in path.read_bytes(), path
     assert [m for m, _ in index.search(unit(1), "ana", 0, 3)][0] == "ana-1"
+
+
+def test_searches_in_memory_give_the_models_cosines_and_order(tmp_path):
+    """The in-memory copies are int8: with the real model's vectors, a search
+    returns the same memories in the same order as float32 would, with cosines
+    within 0.002 of theirs."""
+    pytest.importorskip("fastembed")
+    embedder = load_embedder({}, tmp_path / "models")
+    texts = ["My sister Marta lives in Lisbon.", "I like jazz music a lot.", "The weather is nice today.",
+             "My dog is called Rex.", "Remind me to buy milk.", "Ich wohne seit drei Jahren in Freiburg.",
+             "O meu cão chama-se Rex.", "I need to call my bank, my card was blocked."]
+    vectors = embedder.embed(texts)
+    index = VectorIndex(tmp_path / "vectors", len(vectors[0]))
+    index.upsert([(seq, f"m{seq}", "ana", v) for seq, v in enumerate(vectors)])
+    for query in ("where does my sister live", "what is my pet's name", "music"):
+        q = embedder.embed_query(query)
+        exact = sorted(((f"m{seq}", float(v @ q)) for seq, v in enumerate(vectors)), key=lambda p: -p[1])
+        found = index.search(q, "ana", 0, len(texts))
+        assert [m for m, _ in found] == [m for m, _ in exact], query
+        assert max(abs(a - b) for (_, a), (_, b) in zip(found, exact)) < 0.002, query
+
+
+def test_warming_copies_the_users_heard_from_last_within_the_budget(tmp_path, monkeypatch):
+    import ovos_memory_service.vectors.index as index_module
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    for user, start in (("ana", 0), ("rui", 100), ("eva", 200)):
+        index.upsert(rows(user, start, 30))
+    cold = VectorIndex(tmp_path / "vectors", DIM)
+    monkeypatch.setattr(index_module, "CACHE_VECTORS", 70)
+    cold.warm([("eva", 30), ("ana", 30), ("rui", 30)])  # rui would pass the budget
+    assert list(cold._users) == ["ana", "eva"]  # eva, heard from last, is evicted last
+    assert cold.search(unit(205), "eva", 0, 1)[0][0] == "eva-205"

@@ -214,7 +214,7 @@ class Store(abc.ABC):
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
                 exclude: Exclude = Exclude()) -> List[dict]:
         """The visible rows nearest to ``vector`` among the ``newest`` visible
-        memories, best first, each with ``similarity`` (cosine)."""
+        memories, best first, each with ``similarity`` (cosine, within 0.005)."""
 
     @abc.abstractmethod
     def similarities(self, user_id: str, vector, ids: Sequence[str]) -> Dict[str, float]:
@@ -286,6 +286,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def maintain_vectors(self, force: bool = False):
         """Merge vector files when due (or now); never blocks searches."""
+
+    def warm_vectors(self):
+        """Read ahead what searches of the users heard from last will need (a
+        store whose server searches needs nothing)."""
 
     @abc.abstractmethod
     def vector_count(self) -> int:

@@ -175,6 +175,14 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         vectors.compact()  # the vector files' lock only: searches go on from memory
         return True
 
+    def warm_vectors(self):
+        vectors = self._vectors
+        if vectors is not None:
+            with self._reading() as db:
+                users = db.execute("SELECT user_id, COUNT(*) FROM memories GROUP BY user_id "
+                                   "ORDER BY MAX(seq) DESC").fetchall()
+            vectors.warm(users)
+
     def vector_count(self) -> int:
         vectors = self._vector_files()
         return vectors.count() if vectors is not None else 0
