@@ -11,8 +11,10 @@ benchmarks/relevance/README.md), or with a fact learnt only from them, are
 left out: the score is computed from the memory's own text. Two
 logistic regressions are fitted by Newton's method: with similarity and
 coverage and topic words, and without similarity (memories without a vector). It prints the
-weights to write into relevance.py, and the log loss and Brier score of the
-fitted and of the current weights on both splits.
+weights to write into relevance.py, the log loss and Brier score of the
+fitted and of the current weights on both splits, and the recall at precision
+0.98 of the fitted weights and of weights fitted on each split itself: how
+far the forget threshold can go with these features.
 
     python benchmarks/fit_relevance.py [--data benchmarks/relevance] [--embeddings-model NAME]
 """
@@ -72,6 +74,33 @@ def fit_logistic(x, y, ridge=1e-3, steps=50):
     return w
 
 
+def recall_at_precision(rows, score, precision: float) -> float:
+    """The largest share of the relevant pairs a threshold on ``score`` keeps
+    with at least ``precision`` among what it keeps."""
+    ranked = sorted(rows, key=lambda row: score(row[0]), reverse=True)
+    relevant = sum(label for _, label in ranked)
+    best = kept = 0
+    for n, (_, label) in enumerate(ranked, 1):
+        kept += label
+        if kept / n >= precision:
+            best = kept
+    return best / max(1, relevant)
+
+
+def ceiling(rows, precision: float) -> float:
+    """The best recall at ``precision`` of any linear score of the features on
+    ``rows`` themselves (a grid of weights for coverage and topic words per unit
+    of similarity): what no calibration of these features can beat."""
+    x = np.asarray([[ev.similarity, ev.coverage, ev.topic] for ev, _ in rows])
+    best = 0.0
+    for b_cov in np.arange(0.0, 5.01, 0.1):
+        for b_topic in np.arange(0.0, 5.01, 0.25):
+            z = x @ np.array([1.0, b_cov, b_topic])
+            scored = {id(ev): value for (ev, _), value in zip(rows, z)}
+            best = max(best, recall_at_precision(rows, lambda ev: scored[id(ev)], precision))
+    return best
+
+
 def losses(rows, score):
     eps = 1e-9
     log_loss = brier = 0.0
@@ -108,6 +137,12 @@ def main():
         for split in ("dev", "test"):
             log_loss, brier = losses(rows[split], score)
             print(f"{name:8} {split:5} log loss {log_loss:.4f}  Brier {brier:.4f}")
+    print("recall of the pairs at precision 0.98 (exact matches left out): with the fitted weights, "
+          "and the best any weights of these features give on that split itself")
+    for split in ("dev", "test"):
+        embedded = [(ev, y) for ev, y in rows[split] if ev.similarity is not None]
+        fitted = recall_at_precision(embedded, lambda ev: relevance.relevance(ev, meaning, keywords), 0.98)
+        print(f"  {split:5} fitted {fitted:.3f}, best {ceiling(embedded, 0.98):.3f}")
 
 
 if __name__ == "__main__":

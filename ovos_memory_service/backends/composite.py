@@ -7,7 +7,6 @@ A member that fails, or answers after ``member_timeout`` seconds, is skipped.
 """
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import replace
 from typing import List, Sequence
 
 from ovos_utils.log import LOG
@@ -171,7 +170,7 @@ class CompositeBackend(Backend):
         for hit in hits:
             for turn in adjacent.get(hit.id, []):
                 gain[turn.id] = gain.get(turn.id, 0.0) + self.neighbor_weight * hit.rank_score
-                items.setdefault(turn.id, replace(turn, score=0.0, rank_score=0.0))
+                items.setdefault(turn.id, turn)  # fresh from the store: score and rank_score 0
         for memory_id, extra in gain.items():
             items[memory_id].rank_score += extra
         return sorted(items.values(), key=lambda item: item.rank_score, reverse=True)
