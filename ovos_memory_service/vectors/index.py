@@ -171,7 +171,7 @@ class VectorIndex:
     def search(self, vector: np.ndarray, user_id: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
         """(id, cosine similarity) of the user's nearest vectors with seq >= min_seq."""
         seqs, ids, cached = self._user_vectors(user_id)
-        similarity = cached.cosines(vector, slice(None))
+        similarity = cached.cosines(vector)
         similarity[seqs < min_seq] = -np.inf
         found = min(limit, int(np.count_nonzero(seqs >= min_seq)))
         if not found:
@@ -233,25 +233,44 @@ class VectorIndex:
 
 
 class Quantized(NamedTuple):
-    """Unit vectors as int8 codes, each row with its scale: row ~= codes * scale."""
+    """Unit vectors as int8 codes, each row with its scale: row ~= codes * scale.
+    Arithmetic runs over ``STEP_BYTES`` of float32 at a time: blocks under
+    malloc's mmap threshold (vectors/embedder.py) are reused, where a matrix-sized
+    temporary would be mapped afresh, and its pages faulted in, on every search."""
     codes: np.ndarray
     scale: np.ndarray
 
     @classmethod
     def of(cls, matrix: np.ndarray) -> "Quantized":
-        scale = np.abs(matrix).max(axis=1) / 127.0
+        scale = np.maximum(matrix.max(axis=1, initial=0.0), -matrix.min(axis=1, initial=0.0)) / 127.0
         scale[scale == 0] = 1.0
-        return cls(np.round(matrix / scale[:, None]).astype(np.int8), scale.astype(np.float32))
+        inverse = 1.0 / scale
+        codes = np.empty(matrix.shape, np.int8)
+        for part in _steps(matrix):
+            codes[part] = np.rint(matrix[part] * inverse[part, None])
+        return cls(codes, scale.astype(np.float32))
 
-    def cosines(self, vector: np.ndarray, rows) -> np.ndarray:
+    def cosines(self, vector: np.ndarray, rows=slice(None)) -> np.ndarray:
         """Cosine similarity of ``vector`` (unit length) to the given rows."""
-        return (self.codes[rows] @ vector) * self.scale[rows]
+        codes = self.codes[rows]
+        found = np.empty(len(codes), np.float32)
+        for part in _steps(codes):
+            found[part] = codes[part] @ vector
+        return found * self.scale[rows]
 
     def joined(self, other: "Quantized") -> "Quantized":
         return Quantized(np.vstack([self.codes, other.codes]), np.concatenate([self.scale, other.scale]))
 
     def rows(self, keep) -> "Quantized":
         return Quantized(self.codes[keep], self.scale[keep])
+
+
+STEP_BYTES = 1 << 19
+
+
+def _steps(matrix: np.ndarray) -> List[slice]:
+    size = max(1, STEP_BYTES // (4 * max(1, matrix.shape[1])))
+    return [slice(i, i + size) for i in range(0, len(matrix), size)]
 
 
 class _UserVectors:
