@@ -13,8 +13,8 @@ logistic regressions are fitted by Newton's method: with similarity and
 coverage and topic words, and without similarity (memories without a vector). It prints the
 weights to write into relevance.py, the log loss and Brier score of the
 fitted and of the current weights on both splits, and the recall at precision
-0.98 of the fitted weights and of weights fitted on each split itself: how
-far the forget threshold can go with these features.
+0.98 of the fitted weights and the best of a grid of weights searched on each
+split itself: how far the forget threshold can go with these features.
 
     python benchmarks/fit_relevance.py [--data benchmarks/relevance] [--embeddings-model NAME]
 """
@@ -88,9 +88,10 @@ def recall_at_precision(rows, score, precision: float) -> float:
 
 
 def ceiling(rows, precision: float) -> float:
-    """The best recall at ``precision`` of any linear score of the features on
-    ``rows`` themselves (a grid of weights for coverage and topic words per unit
-    of similarity): what no calibration of these features can beat."""
+    """The best recall at ``precision`` on ``rows`` themselves of a linear score
+    of the features, over a grid of weights for coverage (0-5, step 0.1) and
+    topic words (0-5, step 0.25) per unit of similarity, which holds the fitted
+    ratios: near what any calibration of these features can reach on them."""
     x = np.asarray([[ev.similarity, ev.coverage, ev.topic] for ev, _ in rows])
     best = 0.0
     for b_cov in np.arange(0.0, 5.01, 0.1):
@@ -138,7 +139,7 @@ def main():
             log_loss, brier = losses(rows[split], score)
             print(f"{name:8} {split:5} log loss {log_loss:.4f}  Brier {brier:.4f}")
     print("recall of the pairs at precision 0.98 (exact matches left out): with the fitted weights, "
-          "and the best any weights of these features give on that split itself")
+          "and the best of a grid of weights searched on that split itself")
     for split in ("dev", "test"):
         embedded = [(ev, y) for ev, y in rows[split] if ev.similarity is not None]
         fitted = recall_at_precision(embedded, lambda ev: relevance.relevance(ev, meaning, keywords), 0.98)

@@ -40,14 +40,13 @@ Conversation = Tuple[Scope, str, List[Tuple[str, str, float]]]
 
 
 def open_engine(directory: Path, store: Optional[dict] = None) -> MemoryEngine:
-    """The engine on ``directory`` (or on the ``store`` block given), semantic
-    recall loaded (embeddings enabled, as by default)."""
+    """The engine on ``directory`` (or on the ``store`` block given), opened as
+    the daemon opens it (the model and the vectors loaded, and read ahead, in
+    the background), once they are loaded (embeddings enabled, as by default)."""
     engine = MemoryEngine(build_config({"data_dir": str(directory), "embeddings": {"enabled": True},
                                         **({"store": store} if store else {})}))
-    engine.open()
-    deadline = time.monotonic() + 600
-    while getattr(engine, "semantic_loading", False) and time.monotonic() < deadline:
-        time.sleep(0.05)  # should open() ever load the model in the background
+    engine.open(holder="daemon", semantic="background")
+    engine.wait_idle(timeout=600)
     if engine.background.embedding is None:
         reason = engine.reader.semantic_error
         engine.close()

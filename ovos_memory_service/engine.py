@@ -84,13 +84,17 @@ class MemoryEngine(Upkeep):
             self.reader.semantic_error = "the model is not loaded by this command (the daemon loads it)"
         elif semantic == "background":
             self.semantic_loading = True
-            self._loader = threading.Thread(target=self._open_semantic, name="memory-model-loader", daemon=True)
+            self._loader = threading.Thread(target=self._open_semantic, args=(holder == "daemon",),
+                                            name="memory-model-loader", daemon=True)
             self._loader.start()
         else:
             self._open_semantic()
 
-    def _open_semantic(self):
-        """Load the model and the vector index; without them, keyword recall only."""
+    def _open_semantic(self, read_ahead: bool = False):
+        """Load the model and the vector index; without them, keyword recall
+        only. ``read_ahead`` (the daemon): then copy the vectors of the users
+        heard from last into memory, so that their first searches do not wait
+        for the files."""
         from ovos_memory_service.background.embedding import EmbeddingWorker
         from ovos_memory_service.vectors import QueryVectors
         from ovos_memory_service.vectors.embedder import EmbeddingsUnavailable, load_embedder
@@ -109,10 +113,14 @@ class MemoryEngine(Upkeep):
                                                         self.config["vector_compact_minutes"]))
         self.semantic_loading = False
         LOG.info(f"semantic recall ready: {embedder.name}")
-        self.store.warm_vectors()
         if queued:
             LOG.warning(f"the vectors were made with another model: {queued} memories are embedded again "
                         f"with {embedder.name} in the background; meanwhile keywords find those not done yet")
+        elif read_ahead:
+            try:
+                self.store.warm_vectors()
+            except Exception as e:  # only a read-ahead: searches read what they need
+                LOG.warning(f"reading the users' vectors ahead failed: {e!r}")
 
     def close(self):
         if self._loader is not None:
@@ -367,5 +375,11 @@ class MemoryEngine(Upkeep):
         return self.store.is_paused(scope)
 
     def wait_idle(self, timeout: float = 60) -> bool:
-        """Wait for the background work queued so far (embeddings, facts, plugins)."""
-        return self.background.wait_idle(timeout)
+        """Wait for the model and the vectors to load (if they load in the
+        background), then for the work queued so far (embeddings, facts, plugins)."""
+        deadline = time.monotonic() + timeout
+        if self._loader is not None:
+            self._loader.join(timeout)
+            if self._loader.is_alive():
+                return False
+        return self.background.wait_idle(max(0.0, deadline - time.monotonic()))

@@ -80,3 +80,34 @@ def test_warming_copies_the_users_heard_from_last_within_the_budget(tmp_path, mo
     cold.warm([("eva", 30), ("ana", 30), ("rui", 30)])  # rui would pass the budget
     assert list(cold._users) == ["ana", "eva"]  # eva, heard from last, is evicted last
     assert cold.search(unit(205), "eva", 0, 1)[0][0] == "eva-205"
+
+
+def test_a_query_that_is_not_a_number_never_returns_older_rows_than_asked(tmp_path):
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    index.upsert(rows("ana", 0, 10))
+    found = index.search(np.full(DIM, np.nan, np.float32), "ana", 5, 100)
+    assert {memory_id for memory_id, _ in found} <= {f"ana-{s}" for s in range(5, 10)}
+
+
+def test_only_the_daemon_reads_the_users_vectors_ahead(tmp_path):
+    """A command answers one request: it reads only the vectors it searches."""
+    pytest.importorskip("fastembed")
+    from ovos_memory_service.config import build_config
+    from ovos_memory_service.engine import MemoryEngine
+    from tests.helpers import exchange, scope
+    config = build_config({"data_dir": str(tmp_path / "memory")})
+    daemon = MemoryEngine(config)
+    daemon.open(holder="daemon", semantic="background")
+    for user in ("ana", "rui"):
+        exchange(daemon, scope(user), f"{user} has a red bicycle", "Nice.")
+    assert daemon.wait_idle()
+    daemon.close()
+    command = MemoryEngine(config)
+    command.open(lock_timeout=0, semantic="now")
+    assert command.store._vectors is not None and list(command.store._vectors._users) == []
+    command.close()
+    daemon = MemoryEngine(config)
+    daemon.open(holder="daemon", semantic="background")
+    assert daemon.wait_idle()
+    assert sorted(daemon.store._vectors._users) == ["ana", "rui"]
+    daemon.close()

@@ -179,8 +179,8 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         vectors = self._vectors
         if vectors is not None:
             with self._reading() as db:
-                users = db.execute("SELECT user_id, COUNT(*) FROM memories GROUP BY user_id "
-                                   "ORDER BY MAX(seq) DESC").fetchall()
+                users = db.execute(f"SELECT m.user_id, COUNT(*) FROM memories m WHERE {EMBEDDABLE} "
+                                   "GROUP BY m.user_id ORDER BY MAX(m.seq) DESC").fetchall()
             vectors.warm(users)
 
     def vector_count(self) -> int:
