@@ -49,6 +49,7 @@ TABLE = "memory_vectors"
 LANCE_CACHE_BYTES = 16 << 20   # LanceDB's index and metadata caches, each
 CACHE_VECTORS = 100_000        # vectors kept in memory, over all users (about 50 MB at 384 dimensions, ids included)
 WARM_SECONDS = 2               # reading ahead when the files open stops after this long
+STEP_BYTES = 1 << 19           # float32 work per step of the int8 arithmetic (Quantized)
 COMPACT_WRITES = 48            # writes (versions) between two compactions
 
 
@@ -266,19 +267,16 @@ class Quantized(NamedTuple):
     def cosines(self, vector: np.ndarray, rows=slice(None)) -> np.ndarray:
         """Cosine similarity of ``vector`` (unit length) to the given rows."""
         codes = self.codes[rows]
-        cosines = np.empty(len(codes), np.float32)
+        dots = np.empty(len(codes), np.float32)
         for part in _steps(codes):
-            cosines[part] = codes[part] @ vector
-        return cosines * self.scale[rows]
+            dots[part] = codes[part] @ vector
+        return dots * self.scale[rows]
 
     def joined(self, other: "Quantized") -> "Quantized":
         return Quantized(np.vstack([self.codes, other.codes]), np.concatenate([self.scale, other.scale]))
 
     def rows(self, keep) -> "Quantized":
         return Quantized(self.codes[keep], self.scale[keep])
-
-
-STEP_BYTES = 1 << 19
 
 
 def _steps(matrix: np.ndarray) -> List[slice]:
