@@ -281,3 +281,83 @@ def test_stats_while_the_vectors_are_being_created(tmp_path, monkeypatch):
         go_on.set()
         loader.join(30)
         store.close()
+
+
+def held_vector_writes(engine):
+    """SQLite's vector files, made to hold each write until released; the
+    third event is set once a held write has landed."""
+    vectors = engine.store._vectors
+    holding, release, landed = threading.Event(), threading.Event(), threading.Event()
+    real = vectors.upsert
+
+    def upsert(rows):
+        holding.set()
+        assert release.wait(60), "the test never released the write"
+        real(rows)
+        landed.set()
+    vectors.upsert = upsert
+    return holding, release, landed
+
+
+def test_a_turn_is_stored_while_vectors_are_being_written(make_engine):
+    """A LanceDB write (several ms, more on a large table) never holds the turns back."""
+    engine = make_engine()
+    sc = scope()
+    holding, release, _ = held_vector_writes(engine)
+    stored = []
+    try:
+        exchange(engine, sc, "the spare key is under the blue pot", "got it")
+        assert holding.wait(30)  # the worker is writing their vectors
+        writer = threading.Thread(target=lambda: stored.append(
+            exchange(engine, sc, "my sister Marta lives in Porto", "noted")))
+        writer.start()
+        writer.join(10)
+        assert stored and stored[0]["stored"] == 2, "the turn waited for the vector write"
+    finally:
+        release.set()
+    assert engine.wait_idle(60)
+    assert engine.stats(sc)["vectors"] >= 4 and engine.stats(sc)["pending_jobs"] == 0
+
+
+def test_a_memory_forgotten_while_its_vector_is_written_keeps_no_vector(make_engine):
+    engine = make_engine()
+    sc = scope()
+    exchange(engine, sc, "the spare key is under the blue pot", "got it")
+    assert engine.wait_idle(60)
+    before = engine.stats(sc)["vectors"]
+    holding, release, landed = held_vector_writes(engine)
+    forgotten = []
+    try:
+        gone = exchange(engine, sc, "my bank pin hint is zq60433d89774", "understood")["ids"]
+        assert holding.wait(30)
+        forget = threading.Thread(target=lambda: forgotten.extend(engine.forget(sc, ids=gone)))
+        forget.start()
+        forget.join(10)
+    finally:
+        release.set()
+    forget.join(30)
+    assert {m.id for m in forgotten} >= set(gone)
+    assert landed.wait(30)  # the batch in flight wrote the forgotten memories' vectors, then
+    eventually(lambda: not engine.store._vectors.ids() & set(gone), what="the forgotten memories' vectors gone")
+    assert engine.wait_idle(60)
+    assert engine.stats(sc)["vectors"] == before
+
+
+def test_a_vector_whose_memory_is_gone_leaves_the_files_at_start(make_engine, tmp_path):
+    """A crash between a forget and its file upkeep leaves a vector without its
+    memory: the next start takes it out of the files."""
+    import numpy as np
+    from ovos_memory_service.vectors.index import VectorIndex
+    engine = make_engine()
+    sc = scope()
+    exchange(engine, sc, "the spare key is under the blue pot", "got it")
+    assert engine.wait_idle(60)
+    kept = engine.stats(sc)["vectors"]
+    dim = engine.store._vectors.dim
+    engine.close()
+    files = VectorIndex(tmp_path / "memory" / "vectors", dim)
+    files.upsert([(10 ** 9, "orphan0123456789", "alice", np.ones(dim, np.float32) / np.sqrt(dim))])
+    del files
+    again = make_engine()
+    assert again.stats(sc)["vectors"] == kept
+    assert "orphan0123456789" not in again.store._vectors.ids()

@@ -210,7 +210,7 @@ class VectorIndex:
 
     def ids(self) -> set:
         with self._files_lock:
-            return set(self.table.to_arrow()["id"].to_pylist())
+            return set(self.table.search().select(["id"]).limit(None).to_arrow()["id"].to_pylist())
 
     def compact(self, unreferenced: bool = False):
         """Merge the fragments and remove every old version (and with

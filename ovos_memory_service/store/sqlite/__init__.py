@@ -125,9 +125,21 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 with self.transaction():
                     self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('vector_model', ?)",
                                     [model])
+        self._drop_orphan_vectors(vectors)
         if vectors.writes >= COMPACT_WRITES:
             vectors.compact()  # the vector files' own lock: writes go on meanwhile
         return queued
+
+    def _drop_orphan_vectors(self, vectors):
+        """Vectors whose memory is gone (the process ended between a forget
+        and its file upkeep) leave the files."""
+        stored = vectors.ids()
+        if stored:
+            with self._reading() as db:
+                known = {r[0] for r in db.execute("SELECT id FROM memories")}
+            if stored - known:
+                vectors.delete(list(stored - known))
+                vectors.purge()
 
     def vector_model(self) -> Optional[str]:
         with self._reading() as db:
@@ -144,15 +156,21 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
             return self._vectors
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
+        # only jobs still queued: a memory forgotten or rewritten meanwhile
+        # lost its job (or got a new one, with a new id)
         with self._lock:
-            # only jobs still queued: a memory forgotten or rewritten meanwhile
-            # lost its job (or got a new one, with a new id)
             queued = self._still_queued(list(jobs))
-            rows = [(row["seq"], row["id"], row["user_id"], vector)
-                    for job_id, (row, vector) in jobs.items() if job_id in queued]
-            self._vectors.upsert(rows)
-            self.finish(list(queued))
-        return len(rows)
+        # the vector files' own lock, not the store's: turns are stored meanwhile
+        self._vectors.upsert([(row["seq"], row["id"], row["user_id"], vector)
+                              for job_id, (row, vector) in jobs.items() if job_id in queued])
+        with self.transaction():
+            done = self._still_queued(list(queued))
+            gone = [jobs[job_id][0]["id"] for job_id in queued - done]
+            if gone:  # forgotten (or rewritten) while their vectors were written: not kept
+                self._vectors.delete(gone)
+                self._when_committed(self._vectors.purge)
+            self.finish(list(done))
+        return len(done)
 
     def rebuild_vectors(self) -> int:
         with self.transaction():
