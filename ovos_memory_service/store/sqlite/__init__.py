@@ -164,12 +164,11 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._vectors.upsert([(row["seq"], row["id"], row["user_id"], vector)
                               for job_id, (row, vector) in jobs.items() if job_id in queued])
         with self.transaction():
-            done = self._still_queued(list(queued))
+            done = self.finish(list(queued))
             gone = [jobs[job_id][0]["id"] for job_id in queued - done]
             if gone:  # forgotten (or rewritten) while their vectors were written: not kept
                 self._vectors.delete(gone)
                 self._when_committed(self._vectors.purge)
-            self.finish(list(done))
         return len(done)
 
     def rebuild_vectors(self) -> int:
