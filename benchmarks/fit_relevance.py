@@ -44,7 +44,7 @@ def pairs(engine, stored):
         items = engine.list(scenario.scope, KINDS, 10_000, 0, "all")[0]
         for query in scenario.queries:
             relevant, context = scenario.relevant_ids(query), scenario.context_ids(query)
-            evidence = engine.reader.evidence(scenario.scope, query["query"], items)
+            _, evidence = engine.reader.evidence(scenario.scope, query["query"], items)
             for item, ev in zip(items, evidence):
                 label = judged(item, relevant, context)
                 if label is None:

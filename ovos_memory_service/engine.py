@@ -94,33 +94,71 @@ class MemoryEngine(Upkeep):
         """Load the model and the vector index; without them, keyword recall
         only. ``read_ahead`` (the daemon): then copy the vectors of the users
         heard from last into memory, so that their first searches do not wait
-        for the files."""
+        for the files. A model other than the one that made the stored vectors
+        embeds the store again in the background; the old one, if it can be
+        loaded here, answers meanwhile (_keep_old_model)."""
         from ovos_memory_service.background.embedding import EmbeddingWorker
         from ovos_memory_service.vectors import QueryVectors
         from ovos_memory_service.vectors.embedder import EmbeddingsUnavailable, load_embedder
         settings = self.config["embeddings"]
+        models = Path(cache_dir()) / "models"
         try:
-            embedder = load_embedder(settings, Path(cache_dir()) / "models")
-            queued = self.store.open_vectors(embedder.name, embedder.dim)
+            embedder = load_embedder(settings, models)
+            old = self._keep_old_model(embedder, settings, models)
+            if old is None:
+                self.store.cancel_reembedding()
+                queued = self.store.open_vectors(embedder.name, embedder.dim)
+            else:
+                self.store.open_vectors(old.name, old.dim)
+                queued = self.store.begin_reembedding(embedder.name, embedder.dim)
         except (EmbeddingsUnavailable, ValueError) as e:
             LOG.warning(f"semantic recall unavailable, keyword recall only: {e}")
             self.reader.semantic_error = str(e)
             self.semantic_loading = False
             return
-        self.reader.queries = QueryVectors(embedder)
+        self.reader.queries = QueryVectors(old or embedder)
+        self.reader.next_queries = QueryVectors(embedder) if old else None
         self.reader.semantic_error = None
-        self.background.start_embedding(EmbeddingWorker(self.store, embedder, settings.get("batch_size", 16),
-                                                        self.config["vector_compact_minutes"]))
+        self.background.start_embedding(EmbeddingWorker(
+            self.store, old or embedder, settings.get("batch_size", 16), self.config["vector_compact_minutes"],
+            next_embedder=embedder if old else None, on_switch=self._switched))
         self.semantic_loading = False
-        LOG.info(f"semantic recall ready: {embedder.name}")
-        if queued:
+        LOG.info(f"semantic recall ready: {(old or embedder).name}")
+        if old is not None:
+            LOG.warning(f"the vectors were made with {old.name}: {queued} memories are embedded again with "
+                        f"{embedder.name} in the background; {old.name} answers until that is done")
+        elif queued:
             LOG.warning(f"the vectors were made with another model: {queued} memories are embedded again "
                         f"with {embedder.name} in the background; meanwhile keywords find those not done yet")
-        elif read_ahead:
+        if read_ahead and (old or not queued):  # the vectors searched are there
             try:
                 self.store.warm_vectors()
             except Exception as e:  # only a read-ahead: searches read what they need
                 LOG.warning(f"reading the users' vectors ahead failed: {e!r}")
+
+    def _keep_old_model(self, embedder, settings: dict, models: Path):
+        """The model that made the stored vectors, loaded, if it is not
+        ``embedder`` and is one of the offline models (loading another could
+        download it); None otherwise."""
+        from ovos_memory_service.vectors.embedder import OFFLINE_MODELS, EmbeddingsUnavailable, load_embedder
+        recorded = self.store.vector_model()
+        if recorded in (None, embedder.name) or recorded not in OFFLINE_MODELS:
+            return None
+        try:
+            return load_embedder({**settings, "model_path": ""}, models, name=recorded)
+        except EmbeddingsUnavailable as e:
+            LOG.warning(f"the vectors' model {recorded} cannot be loaded to answer meanwhile: {e}")
+            return None
+
+    def _switched(self, embedder):
+        """The new model's vectors are the searched ones now (the embedding
+        worker's thread); the old model is let go."""
+        from ovos_memory_service.vectors import QueryVectors
+        from ovos_memory_service.vectors.embedder import forget_models
+        old = self.reader.queries.embedder.name if self.reader.queries else None
+        self.reader.queries, self.reader.next_queries = QueryVectors(embedder), None
+        forget_models(keep=embedder)
+        LOG.info(f"every memory is embedded with {embedder.name}: it answers from now on, not {old}")
 
     def close(self):
         if self._loader is not None:
@@ -352,9 +390,14 @@ class MemoryEngine(Upkeep):
             self.personas.drop()
 
     def _other_model(self, model: Optional[str]):
-        """Another daemon re-embeds the shared store with ``model``: this one's
-        queries and vectors would no longer compare, so semantic recall stops."""
-        queries = self.reader.queries
+        """Another daemon re-embeds the shared store with ``model``, or made
+        its vectors the searched ones: this one's queries and vectors would no
+        longer compare, so semantic recall stops, unless this one was filling
+        the same model's (its worker then switches, as if it had ended it)."""
+        queries, upcoming = self.reader.queries, self.reader.next_queries
+        if upcoming is not None and model == upcoming.embedder.name:
+            self.background.wake()
+            return
         if queries is None or model == queries.embedder.name:
             return
         self.reader.queries = None

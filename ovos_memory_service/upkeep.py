@@ -75,6 +75,12 @@ class Upkeep:
             **self.health(),
         }
 
+    def _reembedding(self) -> Optional[dict]:
+        """The model embedding the store again, and how many memories it still lacks."""
+        worker = self.background.embedding
+        upcoming = worker.next_embedder if worker is not None else None
+        return {"model": upcoming.name, "pending": self.store.pending(("reembed",))} if upcoming else None
+
     def health(self) -> dict:
         semantic = self.reader.queries is not None
         background = self.background
@@ -85,6 +91,7 @@ class Upkeep:
                                 else semantic),
             "semantic_error": self.reader.semantic_error,
             "embedding_model": background.embedding.embedder.name if background.embedding else None,
+            "reembedding": self._reembedding(),
             "vectors": self.store.vector_count(),
             "pending_jobs": background.pending(),
             "llm_jobs": background.llm.pending(),

@@ -2,6 +2,7 @@
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import lancedb
@@ -61,6 +62,63 @@ def test_another_model_embeds_the_store_again_in_the_background(make_engine):
     assert stats["vectors"] == embedded >= 4 and stats["pending_jobs"] == 0
     assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
         == "My dog is called Rex"
+
+
+@pytest.fixture
+def multilingual_gate(monkeypatch):
+    """The multilingual model embeds (the real model) only once this event is
+    set (at the latest when the test ends)."""
+    from ovos_memory_service.vectors.multilingual import MultilingualEmbedder
+    gate, embed = threading.Event(), MultilingualEmbedder.embed
+
+    def embed_when_open(self, texts):
+        gate.wait(60)
+        return embed(self, texts)
+    monkeypatch.setattr(MultilingualEmbedder, "embed", embed_when_open)
+    yield gate
+    gate.set()
+
+
+def test_a_model_change_keeps_recall_by_meaning_until_the_new_model_is_done(make_engine, tmp_path,
+                                                                             multilingual_gate):
+    """While every memory is embedded again with the new model, the old one
+    still answers by meaning; then the new one does, for what was said and
+    forgotten meanwhile too."""
+    engine = make_engine()
+    sc = scope()
+    exchange(engine, sc, "My dog is called Rex", "What a good boy")
+    exchange(engine, sc, "I bought a new bicycle yesterday", "Enjoy the rides")
+    secret = exchange(engine, sc, "My locker combination is 4512", "I will keep it safe")["ids"]
+    engine.wait_idle()
+    embedded = engine.stats(sc)["vectors"]
+    engine.close()
+
+    engine = make_engine(embeddings={"model": MULTILINGUAL})
+    # by meaning alone (no word shared), with the old model's vectors
+    assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
+        == "My dog is called Rex"
+    stats = engine.stats(sc)
+    assert stats["reembedding"] == {"model": MULTILINGUAL, "pending": embedded}
+    assert stats["embedding_model"].endswith("all-MiniLM-L6-v2")  # still the one answering
+    later = exchange(engine, sc, "O meu gato chama-se Tareco.", "Que nome engraçado.")["ids"]
+    assert [i.id for i in engine.forget(sc, ids=secret)] == secret
+
+    multilingual_gate.set()
+    assert engine.wait_idle()
+    stats = engine.stats(sc)
+    assert stats["embedding_model"] == MULTILINGUAL and stats["reembedding"] is None
+    # a vector for every memory kept, none for the forgotten exchange
+    assert stats["vectors"] == sum(stats["counts"].values()) and stats["pending_jobs"] == 0
+    # the new model answers, for what was said during the change too
+    found = engine.reader.semantic_search(scope(lang="pt-pt"), "qual é o nome do meu animal de estimação?",
+                                          2, ["turn"])
+    assert later[0] in [f.id for f in found]
+    # the old model's vectors left the disk
+    assert [f for f in os.listdir(tmp_path / "memory") if f.startswith("vectors")] == \
+        ["vectors-google-universal-sentence-encoder-multilingual-3"]
+    engine.close()
+    engine = make_engine(embeddings={"model": MULTILINGUAL})  # and a restart keeps the new vectors
+    assert engine.stats(sc)["reembedding"] is None and engine.stats(sc)["vectors"] == stats["vectors"]
 
 
 def test_embedding_happens_after_the_reply_in_the_background(make_engine):

@@ -3,7 +3,7 @@ semantic recall and the evidence of relevance, as MemoryItems. The store
 locks its own reads, so composite members run side by side."""
 import threading
 import time
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ovos_utils.log import LOG
 
@@ -13,7 +13,7 @@ from ovos_memory_service.history import live_conversation, live_window
 from ovos_memory_service.items import MemoryItem, normalized
 from ovos_memory_service.relevance import Evidence, relevance, weights_for
 from ovos_memory_service.scope import Scope
-from ovos_memory_service.store import Exclude, Store, Visible
+from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
 from ovos_memory_service.wire import ChatMessage, iso_time
 from ovos_memory_service.words import keywords, topic_words
 
@@ -101,6 +101,7 @@ class StoreReader:
         self.coverage = CoverageCache(store)
         self.misses = MemberMisses()
         self.queries = None  # vectors.QueryVectors once the model and the vectors are loaded
+        self.next_queries = None  # the next model's, while it embeds the store again
         self.semantic_error: Optional[str] = "semantic recall is starting"
 
     @property
@@ -129,26 +130,45 @@ class StoreReader:
     def score(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[MemoryItem]:
         """Set every item's ``score`` to its calibrated relevance to ``query``
         (relevance.py); returns the items."""
-        queries = self.queries
-        weights = weights_for(queries.embedder.name) if queries is not None else None
-        for item, evidence in zip(items, self.evidence(scope, query, items)):
-            item.score = relevance(evidence, weights)
+        model, evidence = self.evidence(scope, query, items)
+        weights = weights_for(model) if model is not None else None
+        for item, found in zip(items, evidence):
+            item.score = relevance(found, weights)
         return items
 
-    def evidence(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[Evidence]:
-        """What each item's own words and meaning say about ``query``."""
+    def evidence(self, scope: Scope, query: str, items: List[MemoryItem]) -> Tuple[Optional[str], List[Evidence]]:
+        """What each item's own words and meaning say about ``query``, and the
+        model that compared the meanings (None: none did)."""
         if not items:
-            return []
+            return None, []
         words = keywords(query, scope.lang)
         coverage = self.coverage(words, topic_words(words, scope.lang), items)
-        queries, similarity = self.queries, {}
-        if queries is not None:
-            similarity = self.store.similarities(scope.user_id, queries(query), [i.id for i in items])
+        try:
+            model, similarity = self._compared(lambda queries: self.store.similarities(
+                scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
+        except Unavailable:  # by words alone
+            model, similarity = None, {}
         said = normalized(query)
-        return [Evidence(similarity.get(item.id), coverage[item.id][0],
-                         normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
-                         coverage[item.id][1])
-                for item in items]
+        return model, [Evidence(similarity.get(item.id), coverage[item.id][0],
+                                normalized(item.content) == said
+                                or (item.value is not None and normalized(item.value) == said),
+                                coverage[item.id][1])
+                       for item in items]
+
+    def _compared(self, compare):
+        """(model, ``compare(queries)``) with the queries of the model whose
+        vectors the store searches: a model change may end between the two."""
+        queries = self.queries
+        if queries is None:
+            raise Unavailable(self.semantic_error or "semantic recall is not available")
+        try:
+            return queries.embedder.name, compare(queries)
+        except ModelChanged as e:
+            queries = next((q for q in (self.queries, self.next_queries)
+                            if q is not None and q.embedder.name == e.model), None)
+            if queries is None:
+                raise Unavailable(self.semantic_error or f"the vectors are {e.model}'s, not this daemon's model's")
+            return queries.embedder.name, compare(queries)
 
     def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False) -> Visible:
         return Visible(scope, tuple(kinds), where, share_turns=self.config["share_turns_across_personas"],
@@ -190,9 +210,7 @@ class StoreReader:
                         exclude_content: str = "") -> List[MemoryItem]:
         """Nearest memories by meaning; compares at most ``recall_embeddings_limit``
         of the newest memories the scope may see (Memori's setting)."""
-        queries = self.queries
-        if queries is None:
-            raise Unavailable(self.semantic_error or "semantic recall is not available")
-        rows = self.store.nearest(self.visible(scope, kinds, where), queries(text), limit,
-                                  self.config["recall_embeddings_limit"], Exclude(exclude_ids, exclude_content))
+        _, rows = self._compared(lambda queries: self.store.nearest(
+            self.visible(scope, kinds, where), queries(text), limit, self.config["recall_embeddings_limit"],
+            Exclude(exclude_ids, exclude_content), queries.embedder.name))
         return [_item(r, cosine_relevance(r["similarity"]), r["similarity"]) for r in rows]

@@ -18,6 +18,7 @@ of a write grow under continuous writes. After a compaction, at most every
 that glibc keeps after frees is given back to the system.
 """
 import time
+from typing import Callable, Optional
 
 from ovos_memory_service.background.queue import QueueWorker
 from ovos_memory_service.store import Store
@@ -36,19 +37,46 @@ TRIM_EVERY_S = 10
 
 
 class EmbeddingWorker(QueueWorker):
+    """Embeds the "embed" queue with ``embedder``. With ``next_embedder`` (a
+    model change), the "reembed" queue too, with that model, after "embed"
+    (what was just said stays findable); once "reembed" is empty the store
+    makes the new vectors the searched ones, this worker embeds with the new
+    model from then on, and ``on_switch(next_embedder)`` is called."""
     queues = ("embed",)
 
-    def __init__(self, store: Store, embedder: Embedder, batch_size: int = 16, compact_minutes: float = 10):
+    def __init__(self, store: Store, embedder: Embedder, batch_size: int = 16, compact_minutes: float = 10,
+                 next_embedder: Optional[Embedder] = None, on_switch: Callable[[Embedder], None] = lambda e: None):
         super().__init__(store, "memory-embedder")
         self.embedder = embedder
+        self.next_embedder = next_embedder
+        self.on_switch = on_switch
         self.batch_size = batch_size
         self.compact_s = compact_minutes * 60
         self.embedded = 0  # vectors written since the start
         self._last_compact = self._last_trim = time.monotonic()
         self._release_due = False
 
+    def pending(self) -> int:
+        # a model change not ended yet is work too (wait_idle waits for it)
+        return self.store.pending(("embed", "reembed") if self.next_embedder else ("embed",)) + \
+            (self.next_embedder is not None)
+
     def work_once(self) -> bool:
-        jobs = self.claim(self.batch_size, newest_first=True)
+        if self._embed_batch(("embed",), self.embedder):
+            return True
+        upcoming = self.next_embedder
+        if upcoming is None:
+            return False
+        if self._embed_batch(("reembed",), upcoming):
+            return True
+        if not self.store.end_reembedding(upcoming.name):
+            return False
+        self.embedder, self.next_embedder = upcoming, None
+        self.on_switch(upcoming)
+        return True
+
+    def _embed_batch(self, queues, embedder: Embedder) -> bool:
+        jobs = self.store.claim(queues, self.batch_size, time.time(), newest_first=True)
         if not jobs:
             return False
         rows = {row["id"]: row for row in self.store.get_memories([job.subject for job in jobs])}
@@ -57,9 +85,9 @@ class EmbeddingWorker(QueueWorker):
             self.store.finish(orphans)
         jobs = [job for job in jobs if job.subject in rows]
         try:
-            vectors = self.embedder.embed([embed_text(rows[job.subject]) for job in jobs])
+            vectors = embedder.embed([embed_text(rows[job.subject]) for job in jobs])
             self.embedded += self.store.save_vectors(
-                {job.id: (rows[job.subject], vector) for job, vector in zip(jobs, vectors)})
+                {job.id: (rows[job.subject], vector) for job, vector in zip(jobs, vectors)}, embedder.name)
             if self.store.maintain_vectors():
                 self._compacted()
             self._release_due = True

@@ -5,10 +5,10 @@ with LanceDB in the data directory (store/sqlite/), ``store.backend``
 (store/postgresql/)."""
 from typing import Optional
 
-from ovos_memory_service.store.base import Exclude, Job, Store, Visible
+from ovos_memory_service.store.base import Exclude, Job, ModelChanged, Store, Visible
 from ovos_memory_service.store.sqlite.connection import StoreLocked
 
-__all__ = ["Exclude", "Job", "Store", "StoreLocked", "Visible", "open_store"]
+__all__ = ["Exclude", "Job", "ModelChanged", "Store", "StoreLocked", "Visible", "open_store"]
 
 
 def open_store(config: dict, lock_timeout: Optional[float] = 30, holder: str = "cli") -> Store:

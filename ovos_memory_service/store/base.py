@@ -19,7 +19,8 @@ from ovos_memory_service.items import KINDS, USER_FACT_KINDS
 from ovos_memory_service.scope import Scope
 
 # the background queues; a job's subject is a memory id, or a conversation id for summaries
-QUEUES = ("embed", "facts", "llm_facts", "llm_summary")
+# ("reembed": the next model's vectors, Store.begin_reembedding)
+QUEUES = ("embed", "reembed", "facts", "llm_facts", "llm_summary")
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,15 @@ def vectors_of_another_model(stored_dim: Optional[int], dim: int, recorded: Opti
     ``recorded``) need embedding again for ``model``? Vectors of no recorded
     model count as its own when their dimension fits (Store.open_vectors)."""
     return stored_dim is not None and (stored_dim != dim or (recorded or model) != model)
+
+
+class ModelChanged(RuntimeError):
+    """The stored vectors became ``model``'s while a query was made with
+    another model's (a re-embedding just ended): compare with that model."""
+
+    def __init__(self, model: Optional[str]):
+        super().__init__(f"the vectors are {model}'s now")
+        self.model = model
 
 
 class Store(abc.ABC):
@@ -212,13 +222,17 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
-                exclude: Exclude = Exclude()) -> List[dict]:
+                exclude: Exclude = Exclude(), model: Optional[str] = None) -> List[dict]:
         """The visible rows nearest to ``vector`` among the ``newest`` visible
-        memories, best first, each with ``similarity`` (cosine, within 0.005)."""
+        memories, best first, each with ``similarity`` (cosine, within 0.005).
+        ``model``: the one that made ``vector``; raises ModelChanged if the
+        vectors searched are another's."""
 
     @abc.abstractmethod
-    def similarities(self, user_id: str, vector, ids: Sequence[str]) -> Dict[str, float]:
-        """id -> cosine similarity, for those of ``ids`` that have a vector."""
+    def similarities(self, user_id: str, vector, ids: Sequence[str],
+                     model: Optional[str] = None) -> Dict[str, float]:
+        """id -> cosine similarity, for those of ``ids`` that have a vector
+        (``model`` as in nearest)."""
 
     # -------------------------------------------------------------- jobs
     @abc.abstractmethod
@@ -275,9 +289,37 @@ class Store(abc.ABC):
         """The model that made the stored vectors (None: not recorded yet)."""
 
     @abc.abstractmethod
-    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
+    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]], model: Optional[str] = None) -> int:
         """Store the vectors of embedding jobs ({job id: (row, vector)}) whose
-        jobs are still queued, and finish them; returns how many were stored."""
+        jobs are still queued, and finish them; returns how many were stored.
+        ``model`` (None: the searched vectors' model) made them: they join the
+        vectors searched, or the next model's (begin_reembedding); another
+        model's raise ModelChanged and their jobs stay queued."""
+
+    # Changing the model: the vectors searched stay the old model's, kept up
+    # to date by it, while the new model embeds every memory into a second set
+    # (queue "reembed", which every memory written meanwhile joins too); once
+    # that queue is empty the second set replaces the first in one commit.
+
+    @abc.abstractmethod
+    def begin_reembedding(self, model: str, dim: int) -> int:
+        """Start (or, for the same model, go on) filling the second set with
+        the vectors of ``model`` (``dim`` dimensions); returns how many
+        memories it still lacks."""
+
+    @abc.abstractmethod
+    def reembedding(self) -> Optional[str]:
+        """The model filling the second set (None: none)."""
+
+    @abc.abstractmethod
+    def end_reembedding(self, model: str) -> bool:
+        """If the second set, ``model``'s, is complete, make it the vectors
+        searched and its model the recorded one. True once the recorded model
+        is ``model`` (also when another daemon sharing the store made it so)."""
+
+    @abc.abstractmethod
+    def cancel_reembedding(self):
+        """Drop the second set and its jobs (the model went back, or cannot be kept)."""
 
     @abc.abstractmethod
     def rebuild_vectors(self) -> int:

@@ -133,7 +133,7 @@ def migrate(source: Store, target: Store, progress: Optional[Callable[[str, int,
         target.release_claims()
 
     jobs = _rows(source, "SELECT queue, subject, persona_id, lang, next_at FROM jobs "
-                         "WHERE queue != 'embed' ORDER BY id")
+                         "WHERE queue NOT IN ('embed', 'reembed') ORDER BY id")
     with target.transaction():
         for job in jobs:
             target.enqueue(job["queue"], [job["subject"]], job["persona_id"], job["lang"], job["next_at"])

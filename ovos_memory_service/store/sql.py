@@ -11,6 +11,11 @@ COLUMNS = set(FIELDS)
 
 # what gets embedded: current memories with text, never tool results
 EMBEDDABLE = "m.content != '' AND coalesce(m.role, '') != 'tool' AND m.status = 'current'"
+# the queues a memory to embed joins: "embed", and "reembed" while the next model
+# fills its vectors (Store.begin_reembedding): read in the writing transaction
+NEXT_MODEL_KEY = "vector_model_next"
+EMBED_QUEUES = (f"(SELECT 'embed' AS queue UNION ALL SELECT 'reembed' WHERE EXISTS "
+                f"(SELECT 1 FROM settings WHERE key = '{NEXT_MODEL_KEY}')) q")
 
 
 def new_row(row: dict) -> dict:

@@ -31,6 +31,7 @@ Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
 """
 import ctypes
 import os
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -40,6 +41,7 @@ import numpy as np
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # 16 languages, numpy only (vectors/multilingual.py)
 MULTILINGUAL_MODEL = "google/universal-sentence-encoder-multilingual-3"
+OFFLINE_MODELS = (DEFAULT_MODEL, MULTILINGUAL_MODEL)  # loaded from installed packages, never downloaded
 MODEL_ENV = "OVOS_MEMORY_EMBEDDINGS_MODEL"  # as Memori's MEMORI_EMBEDDINGS_MODEL
 # the tokenizer of the default model and the files fastembed reads beside it
 # (tokenizer_config.json: 256, the sequence length the model was trained with)
@@ -357,20 +359,36 @@ def _libc():
         return None
 
 
-def load_embedder(config: dict, cache_dir: Path) -> Embedder:
-    """The configured model (``embeddings`` block): ``model``, ``model_path``, ``threads``."""
+def load_embedder(config: dict, cache_dir: Path, name: Optional[str] = None) -> Embedder:
+    """The configured model (``embeddings`` block): ``model``, ``model_path``,
+    ``threads``; or the model ``name``, with the block's other settings."""
     tune_malloc()  # before onnxruntime starts its threads
-    name = model_name(config)
+    name = name or model_name(config)
     if name == MULTILINGUAL_MODEL:
         from ovos_memory_service.vectors.multilingual import shared_multilingual
         return shared_multilingual(config.get("threads") or None, config.get("batch_size", 16))
     folder = Path(os.path.expanduser(config["model_path"])) if config.get("model_path") else None
     if folder is None and name == DEFAULT_MODEL:
         folder = bundled_model_folder(cache_dir)
-    return _shared_embedder(name, folder, config.get("threads") or None, config.get("batch_size", 16))
+    threads, batch_size = config.get("threads") or None, config.get("batch_size", 16)
+    return shared_model((name, folder, threads, batch_size), lambda: Embedder(name, folder, threads, batch_size))
 
 
-@lru_cache(maxsize=4)
-def _shared_embedder(name, folder, threads, batch_size) -> Embedder:
-    """The model loads once per process (engines may be reopened)."""
-    return Embedder(name, folder, threads, batch_size)
+_loaded = {}  # the models loaded in this process: (name, settings...) -> model
+_loading = threading.Lock()
+
+
+def shared_model(key: tuple, load):
+    """The model ``key`` names, loaded by ``load()`` once per process (engines may be reopened)."""
+    with _loading:
+        if key not in _loaded:
+            _loaded[key] = load()
+        return _loaded[key]
+
+
+def forget_models(keep):
+    """Let go of every loaded model but ``keep`` (after a model change)."""
+    with _loading:
+        for key in [k for k, model in _loaded.items() if model is not keep]:
+            del _loaded[key]
+

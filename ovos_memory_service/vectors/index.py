@@ -72,6 +72,7 @@ class VectorIndex:
         if os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and pa.default_memory_pool().backend_name != "system":
             pa.set_memory_pool(pa.system_memory_pool())  # pyarrow was loaded before
         self.pa = pa
+        self.folder = folder
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.session = lancedb.Session(index_cache_size_bytes=LANCE_CACHE_BYTES,
                                        metadata_cache_size_bytes=LANCE_CACHE_BYTES)

@@ -8,12 +8,11 @@ On this project's multilingual set it finds paraphrases in pt-pt, es-es and
 de-de far better than all-MiniLM-L6-v2, a little worse in English (README,
 "In four languages"). It embeds a query in about 0.6 ms here.
 """
-from functools import lru_cache
 from typing import List, Optional, Sequence
 
 import numpy as np
 
-from ovos_memory_service.vectors.embedder import MULTILINGUAL_MODEL, EmbeddingsUnavailable
+from ovos_memory_service.vectors.embedder import MULTILINGUAL_MODEL, EmbeddingsUnavailable, shared_model
 
 
 class MultilingualEmbedder:
@@ -39,7 +38,5 @@ class MultilingualEmbedder:
         return self.model.encode(text)
 
 
-@lru_cache(maxsize=1)
 def shared_multilingual(threads, batch_size) -> MultilingualEmbedder:
-    """The model loads once per process (engines may be reopened)."""
-    return MultilingualEmbedder(threads, batch_size)
+    return shared_model((MULTILINGUAL_MODEL, threads, batch_size), lambda: MultilingualEmbedder(threads, batch_size))

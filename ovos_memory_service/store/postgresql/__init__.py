@@ -105,6 +105,7 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
         self._document_counts = DocumentCounts()  # keywords.py
         self._total = (None, 0.0)  # (every memory, when counted): keywords.py
         self._dim: Optional[int] = None
+        self._model = self._next_model = None  # vectors.py
         self._vacuums = Vacuums(self._vacuum)
         try:
             with self._pool.connection() as conn:
@@ -115,6 +116,7 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
         except BaseException:
             self._pool.close()
             raise
+        self._presence.callbacks.append(self._heard_vectors)  # before the engine's
         # a backoff an earlier process decided for embedding is stale: retry at once
         self.due_again("embed", time.time())
 

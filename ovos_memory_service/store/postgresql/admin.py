@@ -117,13 +117,13 @@ class Admin:
         """ANALYZE: until autovacuum comes by (a minute or more), the planner
         would treat the tables that just filled as empty (a 10k store moved in
         built a context in 64 ms instead of 10)."""
-        self._vacuum(TABLES + ("memory_vectors",), "ANALYZE")
+        self._vacuum(TABLES + ("memory_vectors", "memory_vectors_next"), "ANALYZE")
 
     def compact(self):
         """Rewrite every table and index into new files (VACUUM FULL: the
         tables are locked meanwhile, every daemon waits), then ANALYZE."""
         self._vacuums.settle()
-        self._vacuum(TABLES + ("memory_vectors",), "VACUUM (FULL, ANALYZE)")
+        self._vacuum(TABLES + ("memory_vectors", "memory_vectors_next"), "VACUUM (FULL, ANALYZE)")
         try:
             with self._pool.connection() as conn:
                 conn.execute("CHECKPOINT")  # the WAL that held the old pages can be recycled

@@ -6,7 +6,7 @@ from ovos_memory_service.items import KINDS
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.connection import payloads
 from ovos_memory_service.store.records import FIELDS
-from ovos_memory_service.store.sql import EMBEDDABLE, columns_known, new_row, visible_to
+from ovos_memory_service.store.sql import EMBEDDABLE, EMBED_QUEUES, columns_known, new_row, visible_to
 
 # what a row is: the record's fields and seq (never the search columns)
 ROW = ", ".join(f"m.{c}" for c in ("seq", *FIELDS))
@@ -15,7 +15,8 @@ AS_NEW = ("ON CONFLICT (queue, subject) DO UPDATE SET id = DEFAULT, persona_id =
           "lang = excluded.lang, attempts = 0, next_at = excluded.next_at, claimed_until = 0, "
           "claimant = NULL, error = NULL")
 # what a forget leaves dead tuples in (VACUUMed once it commits)
-FORGET_TABLES = ("memories", "memory_text", "memory_vectors", "jobs", "summaries", "user_configs")
+FORGET_TABLES = ("memories", "memory_text", "memory_vectors", "memory_vectors_next", "jobs", "summaries",
+                 "user_configs")
 
 
 def condition(visible: Visible) -> Tuple[str, list]:
@@ -61,7 +62,7 @@ class MemoryRows:
 
     def _queue_embeddings(self, cur, ids: Sequence[str]):
         """A new job for each of ``ids`` that is embeddable (see store/sqlite/memories.py)."""
-        cur.execute(f"INSERT INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
+        cur.execute(f"INSERT INTO jobs (queue, subject) SELECT q.queue, m.id FROM memories m, {EMBED_QUEUES} "
                     f"WHERE m.id = ANY(%s::text[]) AND {EMBEDDABLE} {AS_NEW}", [list(ids)])
 
     def get_memories(self, ids: Sequence[str]) -> List[dict]:

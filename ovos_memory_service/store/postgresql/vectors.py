@@ -7,30 +7,46 @@ memory (ON DELETE CASCADE), in the transaction that deletes it.
 memories (``recall_embeddings_limit``) in one statement: an exact scan of
 those vectors up to ``EXACT_NEWEST``; beyond that the HNSW index, filtered by
 user with pgvector's iterative scans, then by visibility.
+
+While another model fills its own vectors (``begin_reembedding``), they go
+to ``memory_vectors_next``, made alike; the commit that ends it drops the old
+table, renames the new one and tells the other daemons ("vectors").
 """
 import json
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ovos_memory_service.store.base import Exclude, Visible, vectors_of_another_model
+from ovos_memory_service.store.base import Exclude, ModelChanged, Visible, vectors_of_another_model
 from ovos_memory_service.store.postgresql.connection import MIGRATION_LOCK
 from ovos_memory_service.store.postgresql.memories import AS_NEW, ROW, condition, excluding
-from ovos_memory_service.store.sql import EMBEDDABLE
+from ovos_memory_service.store.sql import EMBEDDABLE, EMBED_QUEUES, NEXT_MODEL_KEY
 
 EXACT_NEWEST = 5000   # more candidates than this: the HNSW index
 HNSW_MAX_DIM = 2000   # pgvector's limit for an HNSW index of vector columns
+TABLE, NEXT_TABLE = "memory_vectors", "memory_vectors_next"
 
 
 class Vectors:
-    """PostgresStore's vectors (self._dim: None until open_vectors)."""
+    """PostgresStore's vectors (self._dim: None until open_vectors; self._model,
+    the model that made those searched, and self._next_model, the one filling
+    NEXT_TABLE, as this daemon last knew them)."""
 
     def _vectors_table_exists(self) -> bool:
         with self._cursor() as cur:
             return cur.execute("SELECT to_regclass('memory_vectors') IS NOT NULL AS found").fetchone()["found"]
 
-    def _stored_dim(self, cur):
+    def _stored_dim(self, cur, table: str = TABLE):
         row = cur.execute("SELECT a.atttypmod AS dim FROM pg_attribute a WHERE a.attrelid = "
-                          "to_regclass('memory_vectors') AND a.attname = 'embedding'").fetchone()
+                          "to_regclass(%s) AND a.attname = 'embedding'", [table]).fetchone()
         return row["dim"] if row else None
+
+    @staticmethod
+    def _create_table(cur, table: str, dim: int):
+        cur.execute(f"CREATE TABLE {table} (seq BIGINT PRIMARY KEY REFERENCES memories (seq) "
+                    f"ON DELETE CASCADE, id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, "
+                    f"embedding vector({int(dim)}) NOT NULL)")
+        cur.execute(f"CREATE INDEX {table}_user ON {table} (user_id, seq)")
+        if dim <= HNSW_MAX_DIM:
+            cur.execute(f"CREATE INDEX {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops)")
 
     def open_vectors(self, model: Optional[str], dim: int) -> int:
         if self._vector_schema is None:
@@ -46,21 +62,82 @@ class Vectors:
                 queued = self._queue_every_memory(cur)
                 stored = None
             if stored is None:
-                cur.execute(f"CREATE TABLE memory_vectors (seq BIGINT PRIMARY KEY REFERENCES memories (seq) "
-                            f"ON DELETE CASCADE, id TEXT NOT NULL UNIQUE, user_id TEXT NOT NULL, "
-                            f"embedding vector({int(dim)}) NOT NULL)")
-                cur.execute("CREATE INDEX memory_vectors_user ON memory_vectors (user_id, seq)")
-                if dim <= HNSW_MAX_DIM:
-                    cur.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors "
-                                "USING hnsw (embedding vector_cosine_ops)")
+                self._create_table(cur, TABLE, dim)
             if model is not None and recorded != model:
-                cur.execute("INSERT INTO settings (key, value) VALUES ('vector_model', %s) "
-                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [model])
-                # daemons already running with the old model stop comparing with these
-                cur.execute("SELECT pg_notify(%s, %s)", [self._channel("vectors"),
-                                                          json.dumps({"model": model, "from": self.claimant})])
-        self._dim = dim
+                self._set_setting(cur, "vector_model", model)
+                self._tell_model(cur, model)
+        self._dim, self._model = dim, model or recorded
         return queued
+
+    def _tell_model(self, cur, model: str):
+        """Daemons already running with another model stop comparing with these."""
+        cur.execute("SELECT pg_notify(%s, %s)", [self._channel("vectors"),
+                                                  json.dumps({"model": model, "from": self.claimant})])
+
+    def _heard_vectors(self, event: str, data: dict):
+        """Another daemon's commit made the vectors searched ``model``'s (store.listen)."""
+        if event == "vectors":
+            self._model, self._next_model = data.get("model"), None
+
+    @staticmethod
+    def _set_setting(cur, key: str, value: Optional[str]):
+        if value is None:
+            cur.execute("DELETE FROM settings WHERE key = %s", [key])
+        else:
+            cur.execute("INSERT INTO settings (key, value) VALUES (%s, %s) "
+                        "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value])
+
+    @staticmethod
+    def _setting(cur, key: str) -> Optional[str]:
+        row = cur.execute("SELECT value FROM settings WHERE key = %s", [key]).fetchone()
+        return row["value"] if row else None
+
+    def begin_reembedding(self, model: str, dim: int) -> int:
+        with self.transaction(), self._cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [MIGRATION_LOCK])
+            if self._setting(cur, NEXT_MODEL_KEY) != model or self._stored_dim(cur, NEXT_TABLE) != dim:
+                self._drop_next(cur)
+                self._create_table(cur, NEXT_TABLE, dim)
+                self._set_setting(cur, NEXT_MODEL_KEY, model)
+                cur.execute(f"INSERT INTO jobs (queue, subject) SELECT 'reembed', m.id FROM memories m "
+                            f"WHERE {EMBEDDABLE} ORDER BY m.seq {AS_NEW}")
+            self._next_model = model
+            return self.pending(("reembed",))
+
+    def reembedding(self) -> Optional[str]:
+        with self._cursor() as cur:
+            return self._setting(cur, NEXT_MODEL_KEY)
+
+    def end_reembedding(self, model: str) -> bool:
+        with self.transaction(), self._cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [MIGRATION_LOCK])
+            if self._setting(cur, NEXT_MODEL_KEY) != model:
+                done = self._recorded_model(cur) == model
+            elif cur.execute("SELECT 1 FROM jobs WHERE queue = 'reembed' LIMIT 1").fetchone():
+                return False
+            else:
+                cur.execute(f"DROP TABLE IF EXISTS {TABLE}")
+                cur.execute(f"ALTER TABLE {NEXT_TABLE} RENAME TO {TABLE}")
+                for index in ("user", "hnsw"):
+                    cur.execute(f"ALTER INDEX IF EXISTS {NEXT_TABLE}_{index} RENAME TO {TABLE}_{index}")
+                self._set_setting(cur, "vector_model", model)
+                self._set_setting(cur, NEXT_MODEL_KEY, None)
+                self._tell_model(cur, model)
+                done = True
+            if done:
+                self._dim, self._model, self._next_model = self._stored_dim(cur), model, None
+            return done
+
+    def cancel_reembedding(self):
+        with self.transaction(), self._cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [MIGRATION_LOCK])
+            self._drop_next(cur)
+        self._next_model = None
+
+    def _drop_next(self, cur):
+        cur.execute(f"DROP TABLE IF EXISTS {NEXT_TABLE}")
+        cur.execute("DELETE FROM jobs WHERE queue = 'reembed'")
+        self._set_setting(cur, NEXT_MODEL_KEY, None)
 
     def vector_model(self) -> Optional[str]:
         with self._cursor() as cur:
@@ -72,26 +149,36 @@ class Vectors:
         return row["value"] if row else None
 
     def _queue_every_memory(self, cur) -> int:
-        cur.execute(f"INSERT INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
+        cur.execute(f"INSERT INTO jobs (queue, subject) SELECT q.queue, m.id FROM memories m, {EMBED_QUEUES} "
                     f"WHERE {EMBEDDABLE} ORDER BY m.seq {AS_NEW}")
         return self.pending(("embed",))  # on this transaction's connection
 
-    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
+    def _table_of(self, model: Optional[str]) -> str:
+        """The table that keeps ``model``'s vectors (None: the searched ones)."""
+        if model is None or model == self._model:
+            return TABLE
+        if model == self._next_model:
+            return NEXT_TABLE
+        raise ModelChanged(self._model)
+
+    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]], model: Optional[str] = None) -> int:
+        table = self._table_of(model)
         with self.transaction(), self._cursor() as cur:
             # only jobs still queued (and held until this commits): a memory
             # forgotten or rewritten meanwhile lost its job or got a new one
             queued = self._still_queued(cur, list(jobs))
             rows = [(row["seq"], row["id"], row["user_id"], vector)
                     for job_id, (row, vector) in jobs.items() if job_id in queued]
-            cur.executemany("INSERT INTO memory_vectors (seq, id, user_id, embedding) VALUES (%s, %s, %s, %s) "
+            cur.executemany(f"INSERT INTO {table} (seq, id, user_id, embedding) VALUES (%s, %s, %s, %s) "
                             "ON CONFLICT (seq) DO UPDATE SET embedding = excluded.embedding", rows)
             cur.execute("DELETE FROM jobs WHERE id = ANY(%s::bigint[])", [list(queued)])
         return len(rows)
 
     def rebuild_vectors(self) -> int:
         with self.transaction(), self._cursor() as cur:
-            if self._stored_dim(cur) is not None:
-                cur.execute("TRUNCATE memory_vectors")  # new files: the old vectors leave the disk
+            for table in (TABLE, NEXT_TABLE):
+                if self._stored_dim(cur, table) is not None:
+                    cur.execute(f"TRUNCATE {table}")  # new files: the old vectors leave the disk
             return self._queue_every_memory(cur)
 
     def maintain_vectors(self, force: bool = False) -> bool:
@@ -105,8 +192,13 @@ class Vectors:
         with self._cursor() as cur:
             return cur.execute("SELECT count(*) AS n FROM memory_vectors").fetchone()["n"]
 
+    def _check_model(self, model: Optional[str]):
+        if model is not None and self._model is not None and model != self._model:
+            raise ModelChanged(self._model)
+
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
-                exclude: Exclude = Exclude()) -> List[dict]:
+                exclude: Exclude = Exclude(), model: Optional[str] = None) -> List[dict]:
+        self._check_model(model)
         if self._dim is None or limit <= 0:
             return []
         sql, args = condition(visible)
@@ -137,7 +229,9 @@ class Vectors:
                  limit]).fetchall()
         return rows
 
-    def similarities(self, user_id: str, vector, ids: Sequence[str]) -> Dict[str, float]:
+    def similarities(self, user_id: str, vector, ids: Sequence[str],
+                     model: Optional[str] = None) -> Dict[str, float]:
+        self._check_model(model)
         if self._dim is None or not ids:
             return {}
         with self._cursor() as cur:

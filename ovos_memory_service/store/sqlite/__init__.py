@@ -11,21 +11,24 @@ holds the lock (inside a transaction) uses the writing connection and sees
 its own uncommitted writes. Vector searches run on the vector index's own
 locks (vectors/index.py).
 """
+import re
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ovos_memory_service.store.base import Exclude, Store, Visible, vectors_of_another_model
+from ovos_memory_service.store.base import Exclude, ModelChanged, Store, Visible, vectors_of_another_model
 from ovos_memory_service.store.idf import DocumentCounts
 from ovos_memory_service.store.sqlite.admin import Admin
 from ovos_memory_service.store.sqlite.connection import lock_store, open_database, open_reader, scrub
 from ovos_memory_service.store.sqlite.jobs import Jobs
 from ovos_memory_service.store.sqlite.keywords import KeywordIndex
-from ovos_memory_service.store.sql import EMBEDDABLE
+from ovos_memory_service.store.sql import EMBEDDABLE, EMBED_QUEUES, NEXT_MODEL_KEY
 from ovos_memory_service.store.sqlite.memories import MemoryRows, as_json, condition, excluding
 from ovos_memory_service.store.sqlite.turns import Turns
+
+FOLDER_PREFIX = "vectors-"  # the folder of a model's vectors after a model change
 
 
 class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
@@ -44,7 +47,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._local = threading.local()  # each thread's read connection
         self._readers = []  # (thread, connection)
         self._readers_lock = threading.Lock()
-        self._vectors = None
+        self._vectors = None  # the vectors searched (vectors/index.py), once opened
+        self._live_model = None  # the model that made them
+        self._next = None  # the next model's, while it embeds every memory (begin_reembedding)
         self._owners = {}  # user_id -> owner number, as in the users table
         self._document_counts = DocumentCounts()  # keywords.py
         self._memory_count = self.count()
@@ -108,10 +113,16 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         scrub(self.db)
 
     # ----------------------------------------------------------- vectors
+    # The vectors searched live in the folder the setting "vector_folder" names
+    # ("vectors" until a model change), those the next model fills in its own
+    # (NEXT_MODEL_KEY, FOLDER_PREFIX + the model): a model change ends with one
+    # commit naming the new folder, and a folder named by neither is removed at start.
+
     def open_vectors(self, model: Optional[str], dim: int) -> int:
         from ovos_memory_service.vectors.index import COMPACT_WRITES, VectorIndex
         queued = 0
         with self._lock:
+            self._remove_stray_folders()
             recorded, files = self.vector_model(), self._vector_files()
             if vectors_of_another_model(files.dim if files is not None else None, dim, recorded, model):
                 # queued first: a crash before the old vectors are gone queues them again
@@ -119,12 +130,12 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 files.drop()
                 self._vectors = None
             if self._vectors is None or self._vectors.dim != dim:
-                self._vectors = VectorIndex(self.directory / "vectors", dim)
+                self._vectors = VectorIndex(self._live_folder(), dim)
             vectors = self._vectors
             if model is not None and recorded != model:
                 with self.transaction():
-                    self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('vector_model', ?)",
-                                    [model])
+                    self._set_setting("vector_model", model)
+            self._live_model = model or recorded
         self._drop_orphan_vectors(vectors)
         if vectors.writes >= COMPACT_WRITES:
             vectors.compact()  # the vector files' own lock: writes go on meanwhile
@@ -142,55 +153,148 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 vectors.purge()
 
     def vector_model(self) -> Optional[str]:
+        return self._setting("vector_model")
+
+    def _setting(self, key: str) -> Optional[str]:
         with self._reading() as db:
-            row = db.execute("SELECT value FROM settings WHERE key = 'vector_model'").fetchone()
+            row = db.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
         return row[0] if row else None
+
+    def _set_setting(self, key: str, value: Optional[str]):
+        """In the caller's transaction; None removes it."""
+        if value is None:
+            self.db.execute("DELETE FROM settings WHERE key = ?", [key])
+        else:
+            self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [key, value])
+
+    def _live_folder(self) -> Path:
+        return self.directory / (self._setting("vector_folder") or "vectors")
+
+    def _remove_stray_folders(self):
+        """Vector folders named by no setting: a model change a crash cut short."""
+        import shutil
+        kept = {self._live_folder()}
+        if self.reembedding():
+            kept.add(self._next_folder(self.reembedding()))
+        for folder in self.directory.glob(FOLDER_PREFIX + "*"):
+            if folder not in kept and folder.is_dir():
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _next_folder(self, model: str) -> Path:
+        return self.directory / (FOLDER_PREFIX + re.sub(r"[^A-Za-z0-9._-]+", "-", model))
 
     def _vector_files(self):
         """The vector index, opened from its files if the model is not loaded
         (yet, or in this command): what is forgotten leaves them too."""
         from ovos_memory_service.vectors.index import TABLE, VectorIndex
         with self._lock:  # not while open_vectors is creating the table
-            if self._vectors is None and (self.directory / "vectors" / f"{TABLE}.lance").exists():
-                self._vectors = VectorIndex(self.directory / "vectors", None)
+            folder = self._live_folder()
+            if self._vectors is None and (folder / f"{TABLE}.lance").exists():
+                self._vectors = VectorIndex(folder, None)
             return self._vectors
 
-    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]]) -> int:
+    def _next_files(self):
+        """The next model's vector index, opened from its files as _vector_files."""
+        from ovos_memory_service.vectors.index import TABLE, VectorIndex
+        with self._lock:
+            model = self.reembedding()
+            if self._next is None and model and (self._next_folder(model) / f"{TABLE}.lance").exists():
+                self._next = VectorIndex(self._next_folder(model), None)
+            return self._next if model else None
+
+    def _vectors_of(self, model: Optional[str]):
+        """The index that keeps ``model``'s vectors (None: the searched ones)."""
+        if model is None or model == self._live_model:
+            return self._vectors
+        if self._next is not None and model == self.reembedding():
+            return self._next
+        raise ModelChanged(self._live_model)
+
+    def save_vectors(self, jobs: Dict[int, Tuple[dict, object]], model: Optional[str] = None) -> int:
         # only jobs still queued: a memory forgotten or rewritten meanwhile
         # lost its job (or got a new one, with a new id)
         with self._lock:
+            vectors = self._vectors_of(model)
             queued = self._still_queued(list(jobs))
         # the vector files' own lock, not the store's: turns are stored meanwhile
-        self._vectors.upsert([(row["seq"], row["id"], row["user_id"], vector)
-                              for job_id, (row, vector) in jobs.items() if job_id in queued])
+        vectors.upsert([(row["seq"], row["id"], row["user_id"], vector)
+                        for job_id, (row, vector) in jobs.items() if job_id in queued])
         with self.transaction():
             done = self.finish(list(queued))
             gone = [jobs[job_id][0]["id"] for job_id in queued - done]
             if gone:  # forgotten (or rewritten) while their vectors were written: not kept
-                self._vectors.delete(gone)
-                self._when_committed(self._vectors.purge)
+                vectors.delete(gone)
+                self._when_committed(vectors.purge)
         return len(done)
+
+    def begin_reembedding(self, model: str, dim: int) -> int:
+        from ovos_memory_service.vectors.index import VectorIndex
+        with self._lock:
+            if self.reembedding() != model:
+                self.cancel_reembedding()
+                with self.transaction():
+                    self._set_setting(NEXT_MODEL_KEY, model)
+                    self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT 'reembed', m.id "
+                                    f"FROM memories m WHERE {EMBEDDABLE}")
+            if self._next is None or self._next.dim != dim:
+                self._next = VectorIndex(self._next_folder(model), dim)
+            files = self._next
+        self._drop_orphan_vectors(files)
+        return self.pending(("reembed",))
+
+    def reembedding(self) -> Optional[str]:
+        return self._setting(NEXT_MODEL_KEY)
+
+    def end_reembedding(self, model: str) -> bool:
+        import shutil
+        with self._lock:
+            if self.reembedding() != model or self._next is None:
+                return self.vector_model() == model
+            old = self._live_folder()
+            with self.transaction():
+                if self.pending(("reembed",)):
+                    return False
+                self._set_setting("vector_model", model)
+                self._set_setting("vector_folder", self._next.folder.name)
+                self._set_setting(NEXT_MODEL_KEY, None)
+            self._vectors, self._next, self._live_model = self._next, None, model
+        shutil.rmtree(old, ignore_errors=True)  # the old model's vectors (searches in flight read their copies)
+        return True
+
+    def cancel_reembedding(self):
+        import shutil
+        with self._lock:
+            model = self.reembedding()
+            if model is None:
+                return
+            with self.transaction():
+                self.db.execute("DELETE FROM jobs WHERE queue = 'reembed'")
+                self._set_setting(NEXT_MODEL_KEY, None)
+            self._next = None
+            shutil.rmtree(self._next_folder(model), ignore_errors=True)
 
     def rebuild_vectors(self) -> int:
         with self.transaction():
-            self._vectors.clear()
+            for vectors in (self._vectors, self._next):
+                if vectors is not None:
+                    vectors.clear()
             return self._queue_every_memory()
 
     def _queue_every_memory(self) -> int:
-        """Every embeddable memory's embedding job, anew (new ids: a batch in
-        flight saves nothing); returns the queue's length."""
+        """Every embeddable memory's embedding jobs, anew (new ids: a batch in
+        flight saves nothing); returns the "embed" queue's length."""
         with self.transaction():
-            self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
-                            f"WHERE {EMBEDDABLE}")
+            self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT q.queue, m.id "
+                            f"FROM memories m, {EMBED_QUEUES} WHERE {EMBEDDABLE}")
         return self.pending(("embed",))
 
     def maintain_vectors(self, force: bool = False) -> bool:
         from ovos_memory_service.vectors.index import COMPACT_WRITES
-        vectors = self._vectors
-        if vectors is None or not (vectors.writes >= COMPACT_WRITES or (force and vectors.writes)):
-            return False
-        vectors.compact()  # the vector files' lock only: searches go on from memory
-        return True
+        due = [v for v in (self._vectors, self._next)
+               if v is not None and (v.writes >= COMPACT_WRITES or (force and v.writes))]
+        for vectors in due:
+            vectors.compact()  # the vector files' lock only: searches go on from memory
+        return bool(due)
 
     def warm_vectors(self):
         vectors = self._vectors
@@ -204,13 +308,21 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         vectors = self._vector_files()
         return vectors.count() if vectors is not None else 0
 
+    def _searched(self, model: Optional[str]):
+        """The vectors searched, if they are ``model``'s (None: whichever)."""
+        vectors, live = self._vectors, self._live_model
+        if model is not None and live is not None and model != live:
+            raise ModelChanged(live)
+        return vectors
+
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
-                exclude: Exclude = Exclude()) -> List[dict]:
+                exclude: Exclude = Exclude(), model: Optional[str] = None) -> List[dict]:
+        vectors = self._searched(model)
         sql, args = condition(visible)
         with self._reading() as db:
             row = db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
                                   "LIMIT 1 OFFSET ?", [*args, newest - 1]).fetchone()
-        found = self._vectors.search(vector, visible.scope.user_id, row[0] if row else 0,
+        found = vectors.search(vector, visible.scope.user_id, row[0] if row else 0,
                                      4 * limit + len(exclude.ids) + 8)
         if not found:
             return []
@@ -225,5 +337,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         rows.sort(key=lambda r: r["similarity"], reverse=True)
         return rows[:limit]
 
-    def similarities(self, user_id: str, vector, ids: Sequence[str]) -> Dict[str, float]:
-        return self._vectors.similarities(vector, user_id, ids) if self._vectors is not None else {}
+    def similarities(self, user_id: str, vector, ids: Sequence[str],
+                     model: Optional[str] = None) -> Dict[str, float]:
+        vectors = self._searched(model)
+        return vectors.similarities(vector, user_id, ids) if vectors is not None else {}

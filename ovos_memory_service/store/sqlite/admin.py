@@ -106,8 +106,8 @@ class Admin:
     def compact(self):
         with self._lock:
             self._scrub()
-            vectors = self._vector_files()
-            if vectors is not None:
-                vectors.purge()
+            for vectors in (self._vector_files(), self._next_files()):
+                if vectors is not None:
+                    vectors.purge()
             self.db.execute("VACUUM")
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

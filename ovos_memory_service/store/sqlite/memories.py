@@ -4,7 +4,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ovos_memory_service.items import KINDS
 from ovos_memory_service.store.base import Exclude, Visible
-from ovos_memory_service.store.sql import EMBEDDABLE, columns_known, new_row, visible_to
+from ovos_memory_service.store.sql import EMBEDDABLE, EMBED_QUEUES, columns_known, new_row, visible_to
 
 
 
@@ -60,8 +60,9 @@ class MemoryRows:
     def _queue_embeddings(self, ids: Sequence[str]):
         """A new job for each of ``ids`` that is embeddable: a job already
         queued is replaced, so a batch in flight never stores the old text."""
-        self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT 'embed', m.id FROM memories m "
-                        f"WHERE m.id IN (SELECT value FROM json_each(?)) AND {EMBEDDABLE}", [as_json(ids)])
+        self.db.execute(f"INSERT OR REPLACE INTO jobs (queue, subject) SELECT q.queue, m.id FROM memories m, "
+                        f"{EMBED_QUEUES} WHERE m.id IN (SELECT value FROM json_each(?)) AND {EMBEDDABLE}",
+                        [as_json(ids)])
 
     def get_memories(self, ids: Sequence[str]) -> List[dict]:
         with self._reading() as db:
@@ -96,10 +97,10 @@ class MemoryRows:
 
     def _forget_files(self, ids: List[str]):
         """Once the rows are gone: their vectors, and what the files still hold of them."""
-        vectors = self._vector_files()
-        if vectors is not None:
-            vectors.delete(ids)
-            vectors.purge()
+        for vectors in (self._vector_files(), self._next_files()):
+            if vectors is not None:
+                vectors.delete(ids)
+                vectors.purge()
         self._scrub()
 
     # ----------------------------------------------------------- visible
