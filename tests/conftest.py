@@ -6,6 +6,7 @@ import contextlib
 import os
 import subprocess
 import tempfile
+import threading
 
 from tests.isolation import isolate
 
@@ -136,3 +137,27 @@ def pytest_runtest_setup(item):  # module-scoped fixtures (a shared bus and daem
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     return (yield from unless_stack(item))
+
+
+class Gate:
+    """Holds the multilingual model back: it embeds (the real model) only once
+    ``opened`` is set, and fails while ``failing``."""
+
+    def __init__(self):
+        self.opened, self.failing = threading.Event(), False
+
+
+@pytest.fixture
+def multilingual_gate(monkeypatch):
+    """A Gate on the multilingual model (a model change held where a test wants it)."""
+    from ovos_memory_service.vectors.multilingual import MultilingualEmbedder
+    gate, embed = Gate(), MultilingualEmbedder.embed
+
+    def embed_when_open(self, texts):
+        if gate.failing:
+            raise RuntimeError("the test keeps the multilingual model failing")
+        gate.opened.wait(60)
+        return embed(self, texts)
+    monkeypatch.setattr(MultilingualEmbedder, "embed", embed_when_open)
+    yield gate
+    gate.opened.set()  # at the latest when the test ends

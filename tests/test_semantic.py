@@ -2,7 +2,6 @@
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import lancedb
@@ -64,21 +63,6 @@ def test_another_model_embeds_the_store_again_in_the_background(make_engine):
         == "My dog is called Rex"
 
 
-@pytest.fixture
-def multilingual_gate(monkeypatch):
-    """The multilingual model embeds (the real model) only once this event is
-    set (at the latest when the test ends)."""
-    from ovos_memory_service.vectors.multilingual import MultilingualEmbedder
-    gate, embed = threading.Event(), MultilingualEmbedder.embed
-
-    def embed_when_open(self, texts):
-        gate.wait(60)
-        return embed(self, texts)
-    monkeypatch.setattr(MultilingualEmbedder, "embed", embed_when_open)
-    yield gate
-    gate.set()
-
-
 def test_a_model_change_keeps_recall_by_meaning_until_the_new_model_is_done(make_engine, tmp_path,
                                                                              multilingual_gate):
     """While every memory is embedded again with the new model, the old one
@@ -103,7 +87,7 @@ def test_a_model_change_keeps_recall_by_meaning_until_the_new_model_is_done(make
     later = exchange(engine, sc, "O meu gato chama-se Tareco.", "Que nome engraçado.")["ids"]
     assert [i.id for i in engine.forget(sc, ids=secret)] == secret
 
-    multilingual_gate.set()
+    multilingual_gate.opened.set()
     assert engine.wait_idle()
     stats = engine.stats(sc)
     assert stats["embedding_model"] == MULTILINGUAL and stats["reembedding"] is None
@@ -119,6 +103,26 @@ def test_a_model_change_keeps_recall_by_meaning_until_the_new_model_is_done(make
     engine.close()
     engine = make_engine(embeddings={"model": MULTILINGUAL})  # and a restart keeps the new vectors
     assert engine.stats(sc)["reembedding"] is None and engine.stats(sc)["vectors"] == stats["vectors"]
+
+
+def test_going_back_to_the_old_model_during_a_change_keeps_its_vectors(make_engine, tmp_path, multilingual_gate):
+    engine = make_engine()
+    sc = scope()
+    exchange(engine, sc, "My dog is called Rex", "What a good boy")
+    engine.wait_idle()
+    embedded = engine.stats(sc)["vectors"]
+    engine.close()
+    multilingual_gate.failing = True  # the change cannot end
+    engine = make_engine(embeddings={"model": MULTILINGUAL})
+    assert engine.stats(sc)["reembedding"]["model"] == MULTILINGUAL
+    engine.close()
+
+    engine = make_engine()  # the old model again, before the new one was done
+    stats = engine.stats(sc)
+    assert stats["reembedding"] is None and stats["vectors"] == embedded and stats["pending_jobs"] == 0
+    assert [f for f in os.listdir(tmp_path / "memory") if f.startswith("vectors")] == ["vectors"]
+    assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
+        == "My dog is called Rex"
 
 
 def test_embedding_happens_after_the_reply_in_the_background(make_engine):

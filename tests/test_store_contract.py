@@ -14,7 +14,7 @@ import pytest
 from ovos_memory_service.config import build_config
 from ovos_memory_service.items import new_id
 from ovos_memory_service.scope import Scope
-from ovos_memory_service.store import Exclude, Visible, open_store
+from ovos_memory_service.store import Exclude, ModelChanged, Visible, open_store
 from ovos_memory_service.store.records import FIELDS, check_record, to_record
 
 ALICE = Scope("alice", "kitchen", "bob-persona", "en-us")
@@ -344,6 +344,88 @@ def test_a_model_of_another_dimension_embeds_every_memory_again(store):
     wide[0] = 1
     assert embed_all(store, {memory_id: wide}) == 1
     assert store.similarities("alice", wide, [memory_id]) == {memory_id: pytest.approx(1.0)}
+
+
+def embed_next(store, vectors: dict, model: str = "test/model-b"):
+    """Claim every reembed job and save the given vectors of ``model`` for those it has."""
+    jobs = store.claim(("reembed",), 1000, time.time())
+    rows = {r["id"]: r for r in store.get_memories([j.subject for j in jobs])}
+    saved = store.save_vectors({j.id: (rows[j.subject], vectors[j.subject]) for j in jobs if j.subject in vectors},
+                               model)
+    store.release_claims()  # the others: due again
+    return saved
+
+
+def test_a_new_model_fills_its_own_vectors_while_the_old_ones_are_searched(store):
+    """A model change: the old model's vectors answer until the new model's
+    are complete, for the memories written and forgotten meanwhile too."""
+    store.open_vectors(MODEL, DIM)
+    w = Writer(store, ALICE)
+    ids = [w.turn("user", "hello"), w.turn("assistant", "hi"), Writer(store, CAROL).turn("user", "hey")]
+    embed_all(store, {ids[0]: unit(1), ids[1]: unit(0, 1), ids[2]: unit(1)})
+
+    wide = DIM * 2
+    assert store.begin_reembedding("test/model-b", wide) == 3 and store.reembedding() == "test/model-b"
+    ids.append(w.turn("user", "written during the change"))
+    assert store.pending(("reembed",)) == 4 and store.pending(("embed",)) == 1  # both models embed it
+    assert embed_all(store, {ids[3]: unit(1, 1)}) == 1  # the old model's, searched at once
+
+    def b(*values):
+        v = np.zeros(wide, dtype=np.float32)
+        v[:len(values)] = values
+        return v / np.linalg.norm(v)
+    assert embed_next(store, {ids[0]: b(0, 1), ids[1]: b(1)}) == 2
+    assert not store.end_reembedding("test/model-b")  # two memories lack the new model's vector
+    assert ids_of(store.nearest(Visible(ALICE), unit(1), 3, 100, model=MODEL)) == [ids[0], ids[3], ids[1]]
+    with pytest.raises(ModelChanged):
+        store.nearest(Visible(ALICE), b(1), 3, 100, model="test/model-b")
+    store.delete([ids[3]])
+    assert store.pending(("reembed",)) == 1  # carol's
+    assert embed_next(store, {ids[2]: b(1)}) == 1
+
+    assert store.end_reembedding("test/model-b")
+    assert store.vector_model() == "test/model-b" and store.reembedding() is None
+    with pytest.raises(ModelChanged) as changed:
+        store.nearest(Visible(ALICE), unit(1), 3, 100, model=MODEL)
+    assert changed.value.model == "test/model-b"
+    assert ids_of(store.nearest(Visible(ALICE), b(1), 3, 100, model="test/model-b")) == [ids[1], ids[0]]
+    assert store.similarities("carol", b(1), [ids[2]], "test/model-b") == {ids[2]: pytest.approx(1.0, abs=5e-3)}
+    assert store.vector_count() == 3  # the forgotten memory's went with it
+    assert store.end_reembedding("test/model-b")  # already ended: still true
+    assert store.open_vectors("test/model-b", wide) == 0  # the next start: nothing to embed again
+    assert store.vector_count() == 3
+
+
+def test_vectors_of_a_model_no_longer_searched_are_refused(store):
+    store.open_vectors(MODEL, DIM)
+    memory_id = Writer(store, ALICE).turn("user", "hello")
+    store.begin_reembedding("test/model-b", DIM)
+    jobs = store.claim(("embed",), 10, time.time())
+    rows = {r["id"]: r for r in store.get_memories([memory_id])}
+    assert embed_next(store, {memory_id: unit(0, 1)}) == 1
+    assert store.end_reembedding("test/model-b")
+    with pytest.raises(ModelChanged):  # a batch of the old model, embedded before the change ended
+        store.save_vectors({j.id: (rows[j.subject], unit(1)) for j in jobs}, MODEL)
+    assert store.pending(("embed",)) == 1  # its job stays, for the new model
+    assert store.similarities("alice", unit(0, 1), [memory_id], "test/model-b") == \
+        {memory_id: pytest.approx(1.0, abs=5e-3)}
+
+
+def test_a_model_change_given_up_leaves_the_old_vectors_as_they_were(store):
+    store.open_vectors(MODEL, DIM)
+    memory_id = Writer(store, ALICE).turn("user", "hello")
+    embed_all(store, {memory_id: unit(1)})
+    store.begin_reembedding("test/model-b", DIM)
+    assert store.begin_reembedding("test/model-b", DIM) == 1  # again, the same model: goes on
+    embed_next(store, {memory_id: unit(0, 1)})
+    assert store.begin_reembedding("test/model-b", DIM) == 0  # what it has stays
+    store.cancel_reembedding()
+    assert store.reembedding() is None and store.pending(("reembed",)) == 0
+    assert not store.end_reembedding("test/model-b")
+    assert store.vector_model() == MODEL and store.vector_count() == 1
+    assert ids_of(store.nearest(Visible(ALICE), unit(1), 1, 100, model=MODEL)) == [memory_id]
+    Writer(store, ALICE).turn("user", "after")
+    assert store.pending(("reembed",)) == 0  # no second set: new memories join "embed" only
 
 
 def test_vectors_of_an_unrecorded_model_are_kept_when_the_dimension_fits(store):
@@ -811,6 +893,36 @@ def test_a_daemon_stops_comparing_when_another_embeds_the_shared_store_with_its_
     assert first.recall(sc, "my dog Rex", threshold=0)[0].content == "My dog is called Rex"
     second.wait_idle()
     assert second.stats(sc)["semantic_recall"] is True and second.stats(sc)["pending_jobs"] == 0
+
+
+@pytest.mark.stack
+def test_daemons_changing_model_together_fill_the_new_vectors_and_all_switch(pg_schema, make_engine,
+                                                                             multilingual_gate):
+    """Two daemons on one PostgreSQL restarted with a new model: both embed
+    the store again (the old model answering meanwhile); when one ends the
+    change, the other hears it and answers with the new model too."""
+    from tests.helpers import eventually, exchange, scope
+    multilingual = "google/universal-sentence-encoder-multilingual-3"
+    old = make_engine(store=pg_schema)
+    sc = scope()
+    exchange(old, sc, "My dog is called Rex", "What a good boy")
+    exchange(old, sc, "I bought a new bicycle yesterday", "Enjoy the rides")
+    old.wait_idle()
+    old.close()
+    first = make_engine(store=pg_schema, embeddings={"model": multilingual})
+    second = make_engine(store=pg_schema, embeddings={"model": multilingual})
+    for daemon in (first, second):
+        assert daemon.stats(sc)["reembedding"]["model"] == multilingual
+        assert daemon.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
+            == "My dog is called Rex"
+    multilingual_gate.opened.set()
+    for daemon in (first, second):
+        eventually(lambda: daemon.stats(sc)["embedding_model"] == multilingual
+                   and daemon.stats(sc)["reembedding"] is None, what="the daemon switching")
+        stats = daemon.stats(sc)
+        assert stats["semantic_recall"] is True and stats["vectors"] == sum(stats["counts"].values())
+        found = daemon.reader.semantic_search(sc, "wie heißt mein Haustier?", 1, ["turn"])
+        assert found[0].content == "My dog is called Rex"
 
 
 @pytest.mark.stack
