@@ -21,7 +21,7 @@ import time
 from typing import Callable, Optional
 
 from ovos_memory_service.background.queue import QueueWorker
-from ovos_memory_service.store import Store
+from ovos_memory_service.store import ModelChanged, Store
 from ovos_memory_service.vectors.embedder import Embedder, release_free_memory
 
 
@@ -94,6 +94,10 @@ class EmbeddingWorker(QueueWorker):
             if time.monotonic() - self._last_trim >= TRIM_EVERY_S:
                 self._release()
             return True
+        except ModelChanged:  # another daemon ended a model change: the new model embeds them
+            for job in jobs:
+                self.store.requeue(job.id)
+            return False
         except Exception as e:
             self.failed("embedding a batch failed", e)
             for job in jobs:
