@@ -361,3 +361,26 @@ def test_a_vector_whose_memory_is_gone_leaves_the_files_at_start(make_engine, tm
     again = make_engine()
     assert again.stats(sc)["vectors"] == kept
     assert "orphan0123456789" not in again.store._vectors.ids()
+
+
+def test_the_old_models_vectors_leave_the_disk_after_a_crash_that_ended_a_model_change(make_engine, tmp_path,
+                                                                                     monkeypatch):
+    """The process ends between the commit that ends a model change and the
+    removal of the old vectors: the next start removes them."""
+    import shutil
+    multilingual = "google/universal-sentence-encoder-multilingual-3"
+    engine = make_engine()
+    sc = scope()
+    exchange(engine, sc, "the spare key is under the blue pot", "got it")
+    assert engine.wait_idle(60)
+    engine.close()
+    monkeypatch.setattr(shutil, "rmtree", lambda *args, **kwargs: None)  # the crash: nothing removed
+    engine = make_engine(embeddings={"model": multilingual})
+    assert engine.wait_idle(60) and engine.stats(sc)["embedding_model"] == multilingual
+    engine.close()
+    monkeypatch.undo()
+    assert (tmp_path / "memory" / "vectors").exists()
+    engine = make_engine(embeddings={"model": multilingual})
+    assert sorted(f.name for f in (tmp_path / "memory").glob("vectors*")) == \
+        ["vectors-google-universal-sentence-encoder-multilingual-3"]
+    assert engine.stats(sc)["vectors"] == sum(engine.stats(sc)["counts"].values())

@@ -176,8 +176,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         kept = {self._live_folder()}
         if self.reembedding():
             kept.add(self._next_folder(self.reembedding()))
-        for folder in self.directory.glob(FOLDER_PREFIX + "*"):
-            if folder not in kept and folder.is_dir():
+        for folder in self.directory.glob("vectors*"):
+            if folder not in kept and folder.is_dir() and (folder.name == "vectors"
+                                                           or folder.name.startswith(FOLDER_PREFIX)):
                 shutil.rmtree(folder, ignore_errors=True)
 
     def _next_folder(self, model: str) -> Path:
@@ -230,7 +231,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     def begin_reembedding(self, model: str, dim: int) -> int:
         from ovos_memory_service.vectors.index import VectorIndex
         with self._lock:
-            if self.reembedding() != model:
+            if self.reembedding() != model or not self._next_folder(model).exists():  # (removed by hand)
                 self.cancel_reembedding()
                 with self.transaction():
                     self._set_setting(NEXT_MODEL_KEY, model)
