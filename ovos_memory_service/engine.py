@@ -121,7 +121,7 @@ class MemoryEngine(Upkeep):
         self.reader.semantic_error = None
         self.background.start_embedding(EmbeddingWorker(
             self.store, old or embedder, settings.get("batch_size", 16), self.config["vector_compact_minutes"],
-            next_embedder=embedder if old else None, on_switch=self._switched))
+            next_embedder=embedder if old else None, on_change=self._model_changed))
         self.semantic_loading = False
         LOG.info(f"semantic recall ready: {(old or embedder).name}")
         if old is not None:
@@ -150,15 +150,23 @@ class MemoryEngine(Upkeep):
             LOG.warning(f"the vectors' model {recorded} cannot be loaded to answer meanwhile: {e}")
             return None
 
-    def _switched(self, embedder):
-        """The new model's vectors are the searched ones now (the embedding
-        worker's thread); the old model is let go."""
+    def _model_changed(self, embedder):
+        """From the embedding worker's thread: ``embedder``'s vectors are the
+        searched ones now, and the old model is let go; or (None) another
+        daemon sharing the store gave this change up: the old model stays."""
         from ovos_memory_service.vectors import QueryVectors
         from ovos_memory_service.vectors.embedder import forget_models
-        old = self.reader.queries.embedder.name if self.reader.queries else None
+        old, upcoming = self.reader.queries, self.reader.next_queries
+        if embedder is None:
+            self.reader.next_queries = None
+            LOG.warning(f"another daemon sharing the store gave up or replaced the change to "
+                        f"{upcoming.embedder.name if upcoming else 'the new model'}; this one goes on with "
+                        f"{old.embedder.name if old else 'its model'}: give every daemon the same embeddings.model")
+            return
         self.reader.queries, self.reader.next_queries = QueryVectors(embedder), None
         forget_models(keep=embedder)
-        LOG.info(f"every memory is embedded with {embedder.name}: it answers from now on, not {old}")
+        LOG.info(f"every memory is embedded with {embedder.name}: it answers from now on"
+                 + (f", not {old.embedder.name}" if old else ""))
 
     def close(self):
         if self._loader is not None:

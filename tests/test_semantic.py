@@ -99,7 +99,7 @@ def test_a_model_change_keeps_recall_by_meaning_until_the_new_model_is_done(make
     assert later[0] in [f.id for f in found]
     # the old model's vectors left the disk
     assert [f for f in os.listdir(tmp_path / "memory") if f.startswith("vectors")] == \
-        ["vectors-google-universal-sentence-encoder-multilingual-3"]
+        ["vectors-of-google-universal-sentence-encoder-multilingual-3"]
     engine.close()
     engine = make_engine(embeddings={"model": MULTILINGUAL})  # and a restart keeps the new vectors
     assert engine.stats(sc)["reembedding"] is None and engine.stats(sc)["vectors"] == stats["vectors"]
@@ -234,6 +234,47 @@ def test_without_lancedb_the_service_runs_with_keyword_recall(tmp_path):
     assert lines[0].startswith("False") and "lancedb" in lines[0]
     assert lines[1] == "my locker number is 42"
     assert lines[2] == "True"
+
+
+@pytest.mark.stack
+def test_a_model_changed_in_mycroft_conf_answers_by_meaning_throughout_over_the_bus(fresh_stack):
+    """The daemon restarted with another embeddings.model: every recall by
+    meaning alone (local-rag) over the bus finds the memory, from the first
+    request after the restart until the new model answers."""
+    from tests.helpers import eventually
+    from tests.sandbox import write_config
+    stack, persona, session = fresh_stack, "rag", "kitchen"
+
+    def ask(query):
+        return [h["content"] for h in stack.ok("memory.recall", {"query": query, "persona_id": persona,
+                                                                  "threshold": 0, "limit": 3},
+                                               session_id=session)["memories"]]
+
+    def stats():
+        return stack.ok("memory.stats", {"persona_id": persona}, session_id=session)
+    stack.start_service()
+    stack.ok("memory.persona.configure", {"persona_id": persona, "memory_module": RAG, "config": {}})
+    stack.ok("memory.history.update", {"messages": [{"role": "user", "content": "O meu cão chama-se Rex."},
+                                                    {"role": "assistant", "content": "Boa!"}],
+                                       "persona_id": persona}, session_id=session)
+    for batch in range(4):  # enough for the change to take a while
+        notes = [m for i in range(batch * 40, batch * 40 + 40)
+                 for m in ({"role": "user", "content": f"Note {i}: the parcel for flat {i} is on shelf {i % 7}."},
+                           {"role": "assistant", "content": "Noted."})]
+        stack.ok("memory.history.update", {"messages": notes, "persona_id": persona}, session_id=session,
+                 timeout=30)
+    eventually(lambda: stats()["pending_jobs"] == 0, timeout=120, what="the turns embedded")
+    stack.stop_service()
+
+    write_config(stack.env, stack.port, {**stack.memory_config, "embeddings": {"model": MULTILINGUAL}})
+    stack.start_service()
+    while True:
+        now = stats()
+        assert "O meu cão chama-se Rex." in ask("what is my pet called?"), now
+        if now["reembedding"] is None and now["embedding_model"] == MULTILINGUAL:
+            break
+    assert now["vectors"] == sum(now["counts"].values())
+    assert ask("qual é o nome do meu animal de estimação?")[0] == "O meu cão chama-se Rex."
 
 
 def test_recall_embeddings_limit_bounds_the_vectors_compared(make_engine):

@@ -428,6 +428,36 @@ def test_a_model_change_given_up_leaves_the_old_vectors_as_they_were(store):
     assert store.pending(("reembed",)) == 0  # no second set: new memories join "embed" only
 
 
+def back_and_forth(store) -> str:
+    """Model b tried and kept, then the old model again (its vectors dropped and
+    made anew, as for a model that is not kept meanwhile): one memory."""
+    store.open_vectors(MODEL, DIM)
+    memory_id = Writer(store, ALICE).turn("user", "hello")
+    embed_all(store, {memory_id: unit(1)})
+    store.begin_reembedding("test/model-b", DIM)
+    embed_next(store, {memory_id: unit(0, 1)})
+    assert store.end_reembedding("test/model-b")
+    assert store.open_vectors(MODEL, DIM) == 1
+    embed_all(store, {memory_id: unit(1)})
+    return memory_id
+
+
+def test_a_model_tried_again_never_fills_or_removes_the_vectors_searched(open_stores):
+    store = open_stores()
+    memory_id = back_and_forth(store)
+    store.begin_reembedding("test/model-b", DIM)  # b again
+    store.cancel_reembedding()  # and given up
+    assert store.vector_count() == 1
+    assert ids_of(store.nearest(Visible(ALICE), unit(1), 1, 100, model=MODEL)) == [memory_id]
+    store.begin_reembedding("test/model-b", DIM)  # b once more, to the end
+    embed_next(store, {memory_id: unit(0, 1)})
+    assert store.end_reembedding("test/model-b") and store.vector_count() == 1
+    store.close()
+    store = open_stores()
+    assert store.open_vectors("test/model-b", DIM) == 0 and store.vector_count() == 1
+    assert ids_of(store.nearest(Visible(ALICE), unit(0, 1), 1, 100, model="test/model-b")) == [memory_id]
+
+
 def test_vectors_of_an_unrecorded_model_are_kept_when_the_dimension_fits(store):
     """Stores from before the model was recorded (or moved from one) keep their
     vectors for the configured model of their dimension."""
@@ -923,6 +953,73 @@ def test_daemons_changing_model_together_fill_the_new_vectors_and_all_switch(pg_
         assert stats["semantic_recall"] is True and stats["vectors"] == sum(stats["counts"].values())
         found = daemon.reader.semantic_search(sc, "wie heißt mein Haustier?", 1, ["turn"])
         assert found[0].content == "My dog is called Rex"
+
+
+@pytest.mark.stack
+def test_an_old_models_batch_saved_as_another_daemon_ends_the_change_stays_out_of_the_new_vectors(
+        pg_stores, monkeypatch):
+    first, second = pg_stores(), pg_stores()  # two daemons changing together
+    for daemon in (first, second):
+        daemon.open_vectors(MODEL, DIM)
+    memory_id = Writer(first, ALICE).turn("user", "hello")
+    embed_all(first, {memory_id: unit(1)})
+    for daemon in (first, second):
+        daemon.begin_reembedding("test/model-b", DIM)  # the same dimension
+    first.update_memory(memory_id, content="hello again")  # new jobs in both queues
+    jobs = first.claim(("embed",), 10, time.time())  # first's worker: a batch of the old model in hand
+    rows = {r["id"]: r for r in first.get_memories([memory_id])}
+    assert embed_next(second, {memory_id: unit(0, 1)}) == 1
+    ending, still_queued = [], type(first)._still_queued
+
+    def second_ends_the_change_meanwhile(self, cur, ids):
+        if self is first and not ending:
+            ending.append(threading.Thread(target=second.end_reembedding, args=("test/model-b",)))
+            ending[0].start()
+            time.sleep(0.5)
+        return still_queued(self, cur, ids)
+    monkeypatch.setattr(type(first), "_still_queued", second_ends_the_change_meanwhile)
+    first.save_vectors({j.id: (rows[j.subject], unit(1)) for j in jobs}, MODEL)
+    ending[0].join(10)
+    assert second.vector_model() == "test/model-b"
+    assert second.similarities("alice", unit(0, 1), [memory_id], "test/model-b")[memory_id] == \
+        pytest.approx(1.0, abs=5e-3)  # the new model's vector, not the old one's
+
+
+@pytest.mark.stack
+def test_a_daemon_filling_one_model_never_fills_the_table_of_another(pg_stores):
+    second, third = pg_stores(), pg_stores()
+    for daemon in (second, third):
+        daemon.open_vectors(MODEL, DIM)
+    memory_id = Writer(second, ALICE).turn("user", "hello")
+    embed_all(second, {memory_id: unit(1)})
+    second.begin_reembedding("test/model-b", DIM)
+    third.begin_reembedding("test/model-c", DIM)  # a daemon started with a third model
+    with pytest.raises(ModelChanged):
+        embed_next(second, {memory_id: unit(0, 1)})
+    assert third.pending(("reembed",)) == 1  # the job is model c's still
+
+
+@pytest.mark.stack
+def test_a_daemon_whose_change_another_gives_up_goes_on_with_the_old_model(pg_schema, make_engine,
+                                                                          multilingual_gate):
+    from tests.helpers import eventually, exchange, scope
+    multilingual = "google/universal-sentence-encoder-multilingual-3"
+    old = make_engine(store=pg_schema)
+    sc = scope()
+    exchange(old, sc, "My dog is called Rex", "What a good boy")
+    old.wait_idle()
+    old.close()
+    multilingual_gate.failing = True
+    changing = make_engine(store=pg_schema, embeddings={"model": multilingual})
+    assert changing.stats(sc)["reembedding"]["model"] == multilingual
+    back = make_engine(store=pg_schema)  # started with the old model: it gives the change up
+    assert back.stats(sc)["reembedding"] is None
+    eventually(lambda: changing.stats(sc)["reembedding"] is None, what="the changing daemon giving up")
+    assert changing.wait_idle(30)
+    for daemon in (changing, back):
+        assert daemon.stats(sc)["embedding_model"].endswith("all-MiniLM-L6-v2")
+        assert daemon.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
+            == "My dog is called Rex"
 
 
 @pytest.mark.stack

@@ -382,5 +382,5 @@ def test_the_old_models_vectors_leave_the_disk_after_a_crash_that_ended_a_model_
     assert (tmp_path / "memory" / "vectors").exists()
     engine = make_engine(embeddings={"model": multilingual})
     assert sorted(f.name for f in (tmp_path / "memory").glob("vectors*")) == \
-        ["vectors-google-universal-sentence-encoder-multilingual-3"]
+        ["vectors-of-google-universal-sentence-encoder-multilingual-3"]
     assert engine.stats(sc)["vectors"] == sum(engine.stats(sc)["counts"].values())

@@ -41,15 +41,18 @@ class EmbeddingWorker(QueueWorker):
     model change), the "reembed" queue too, with that model, after "embed"
     (what was just said stays findable); once "reembed" is empty the store
     makes the new vectors the searched ones, this worker embeds with the new
-    model from then on, and ``on_switch(next_embedder)`` is called."""
+    model from then on, and ``on_change(next_embedder)`` is called. If another
+    daemon sharing the store gave the change up or began another one,
+    ``on_change(None)``: this one goes on with ``embedder``."""
     queues = ("embed",)
 
     def __init__(self, store: Store, embedder: Embedder, batch_size: int = 16, compact_minutes: float = 10,
-                 next_embedder: Optional[Embedder] = None, on_switch: Callable[[Embedder], None] = lambda e: None):
+                 next_embedder: Optional[Embedder] = None,
+                 on_change: Callable[[Optional[Embedder]], None] = lambda e: None):
         super().__init__(store, "memory-embedder")
         self.embedder = embedder
         self.next_embedder = next_embedder
-        self.on_switch = on_switch
+        self.on_change = on_change
         self.batch_size = batch_size
         self.compact_s = compact_minutes * 60
         self.embedded = 0  # vectors written since the start
@@ -67,12 +70,20 @@ class EmbeddingWorker(QueueWorker):
         upcoming = self.next_embedder
         if upcoming is None:
             return False
-        if self._embed_batch(("reembed",), upcoming):
-            return True
-        if not self.store.end_reembedding(upcoming.name):
-            return False
-        self.embedder, self.next_embedder = upcoming, None
-        self.on_switch(upcoming)
+        try:
+            if self._embed_batch(("reembed",), upcoming):
+                return True
+        except ModelChanged:
+            pass  # the next set is no longer this model's
+        else:
+            if self.store.end_reembedding(upcoming.name):
+                self.embedder, self.next_embedder = upcoming, None
+                self.on_change(upcoming)
+                return True
+            if self.store.reembedding() == upcoming.name:
+                return False  # jobs postponed, or claimed by another daemon
+        self.next_embedder = None
+        self.on_change(None)
         return True
 
     def _embed_batch(self, queues, embedder: Embedder) -> bool:
@@ -94,9 +105,11 @@ class EmbeddingWorker(QueueWorker):
             if time.monotonic() - self._last_trim >= TRIM_EVERY_S:
                 self._release()
             return True
-        except ModelChanged:  # another daemon ended a model change: the new model embeds them
+        except ModelChanged:  # another daemon ended or changed a model change: not this model's to embed
             for job in jobs:
                 self.store.requeue(job.id)
+            if queues == ("reembed",):
+                raise
             return False
         except Exception as e:
             self.failed("embedding a batch failed", e)

@@ -13,6 +13,7 @@ to ``memory_vectors_next``, made alike; the commit that ends it drops the old
 table, renames the new one and tells the other daemons ("vectors").
 """
 import json
+from contextlib import contextmanager
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.store.base import Exclude, ModelChanged, Visible, vectors_of_another_model
@@ -23,6 +24,8 @@ from ovos_memory_service.store.sql import EMBEDDABLE, EMBED_QUEUES, NEXT_MODEL_K
 EXACT_NEWEST = 5000   # more candidates than this: the HNSW index
 HNSW_MAX_DIM = 2000   # pgvector's limit for an HNSW index of vector columns
 TABLE, NEXT_TABLE = "memory_vectors", "memory_vectors_next"
+# read in the statement that compares: its rows and this agree
+SEARCHED_MODEL = "(SELECT value FROM settings WHERE key = 'vector_model') AS searched_model"
 
 
 class Vectors:
@@ -153,17 +156,22 @@ class Vectors:
                     f"WHERE {EMBEDDABLE} ORDER BY m.seq {AS_NEW}")
         return self.pending(("embed",))  # on this transaction's connection
 
-    def _table_of(self, model: Optional[str]) -> str:
-        """The table that keeps ``model``'s vectors (None: the searched ones)."""
-        if model is None or model == self._model:
+    def _table_of(self, cur, model: Optional[str]) -> str:
+        """The table that keeps ``model``'s vectors (None: the searched ones), as
+        committed: the caller holds the model lock shared, so no change begins or
+        ends before its transaction does (another daemon's may just have)."""
+        cur.execute("SELECT pg_advisory_xact_lock_shared(hashtext(%s))", [MIGRATION_LOCK])
+        recorded = self._recorded_model(cur)
+        if model is None or model == recorded:
             return TABLE
-        if model == self._next_model:
+        if model == self._setting(cur, NEXT_MODEL_KEY):
             return NEXT_TABLE
-        raise ModelChanged(self._model)
+        self._model = recorded
+        raise ModelChanged(recorded)
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]], model: Optional[str] = None) -> int:
-        table = self._table_of(model)
         with self.transaction(), self._cursor() as cur:
+            table = self._table_of(cur, model)
             # only jobs still queued (and held until this commits): a memory
             # forgotten or rewritten meanwhile lost its job or got a new one
             queued = self._still_queued(cur, list(jobs))
@@ -196,6 +204,20 @@ class Vectors:
         if model is not None and self._model is not None and model != self._model:
             raise ModelChanged(self._model)
 
+    @contextmanager
+    def _comparing(self, model: Optional[str]):
+        """A comparison that failed because the vectors became another model's
+        (of another dimension) a moment ago raises ModelChanged."""
+        try:
+            yield
+        except Exception:
+            with self._cursor() as cur:
+                recorded = self._recorded_model(cur)
+            if model is None or recorded in (None, model):
+                raise
+            self._model = recorded
+            raise ModelChanged(recorded)
+
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
                 exclude: Exclude = Exclude(), model: Optional[str] = None) -> List[dict]:
         self._check_model(model)
@@ -204,18 +226,19 @@ class Vectors:
         sql, args = condition(visible)
         left_out, left_out_args = excluding(exclude)
         if newest <= EXACT_NEWEST:
-            with self._cursor(visible.scope.user_id) as cur:
+            with self._comparing(model), self._cursor(visible.scope.user_id) as cur:
                 # MATERIALIZED, and ordered by the computed distance: an exact
                 # comparison, never the approximate index (which would stop at ef_search rows)
-                return cur.execute(
+                rows = cur.execute(
                     f"WITH newest AS MATERIALIZED (SELECT m.seq FROM memories m WHERE {sql} "
                     "ORDER BY m.seq DESC LIMIT %s), near AS MATERIALIZED (SELECT v.seq, "
                     "v.embedding <=> %s AS distance FROM newest n JOIN memory_vectors v ON v.seq = n.seq) "
-                    f"SELECT {ROW}, 1 - near.distance AS similarity FROM near JOIN memories m ON m.seq = near.seq "
-                    f"WHERE {left_out} ORDER BY near.distance, m.seq DESC LIMIT %s",
+                    f"SELECT {ROW}, 1 - near.distance AS similarity, {SEARCHED_MODEL} FROM near "
+                    f"JOIN memories m ON m.seq = near.seq WHERE {left_out} ORDER BY near.distance, m.seq DESC LIMIT %s",
                     [*args, newest, vector, *left_out_args, limit]).fetchall()
+            return self._of_model(rows, model)
         fetch = 4 * limit + len(exclude.ids) + 8
-        with self.transaction(), self._cursor(visible.scope.user_id) as cur:
+        with self._comparing(model), self.transaction(), self._cursor(visible.scope.user_id) as cur:
             cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cur.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, fetch))}")
             rows = cur.execute(
@@ -223,10 +246,20 @@ class Vectors:
                 "LIMIT 1 OFFSET %s), near AS MATERIALIZED (SELECT v.seq, v.embedding <=> %s AS distance "
                 "FROM memory_vectors v WHERE v.user_id = %s AND v.seq >= coalesce((SELECT seq FROM floor), 0) "
                 "ORDER BY v.embedding <=> %s LIMIT %s) "
-                f"SELECT {ROW}, 1 - near.distance AS similarity FROM near JOIN memories m ON m.seq = near.seq "
-                f"WHERE {sql} AND {left_out} ORDER BY near.distance, m.seq DESC LIMIT %s",
+                f"SELECT {ROW}, 1 - near.distance AS similarity, {SEARCHED_MODEL} FROM near "
+                f"JOIN memories m ON m.seq = near.seq WHERE {sql} AND {left_out} ORDER BY near.distance, m.seq DESC "
+                "LIMIT %s",
                 [*args, newest - 1, vector, visible.scope.user_id, vector, fetch, *args, *left_out_args,
                  limit]).fetchall()
+        return self._of_model(rows, model)
+
+    def _of_model(self, rows: List[dict], model: Optional[str]) -> List[dict]:
+        """``rows`` (with SEARCHED_MODEL), if the vectors they were compared with
+        are ``model``'s: another daemon may have ended a change a moment ago."""
+        searched = [row.pop("searched_model") for row in rows][:1]
+        if model is not None and searched and searched[0] is not None and searched[0] != model:
+            self._model = searched[0]
+            raise ModelChanged(searched[0])
         return rows
 
     def similarities(self, user_id: str, vector, ids: Sequence[str],
@@ -234,7 +267,8 @@ class Vectors:
         self._check_model(model)
         if self._dim is None or not ids:
             return {}
-        with self._cursor() as cur:
-            return {r["id"]: r["similarity"] for r in cur.execute(
-                "SELECT id, 1 - (embedding <=> %s) AS similarity FROM memory_vectors "
-                "WHERE user_id = %s AND id = ANY(%s::text[])", [vector, user_id, list(ids)])}
+        with self._comparing(model), self._cursor() as cur:
+            rows = cur.execute(f"SELECT id, 1 - (embedding <=> %s) AS similarity, {SEARCHED_MODEL} "
+                               "FROM memory_vectors WHERE user_id = %s AND id = ANY(%s::text[])",
+                               [vector, user_id, list(ids)]).fetchall()
+        return {r["id"]: r["similarity"] for r in self._of_model(rows, model)}

@@ -28,7 +28,7 @@ from ovos_memory_service.store.sql import EMBEDDABLE, EMBED_QUEUES, NEXT_MODEL_K
 from ovos_memory_service.store.sqlite.memories import MemoryRows, as_json, condition, excluding
 from ovos_memory_service.store.sqlite.turns import Turns
 
-FOLDER_PREFIX = "vectors-"  # the folder of a model's vectors after a model change
+FOLDER_PREFIX = "vectors-of-"  # the folder of a model's vectors after a model change
 
 
 class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
@@ -47,8 +47,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._local = threading.local()  # each thread's read connection
         self._readers = []  # (thread, connection)
         self._readers_lock = threading.Lock()
-        self._vectors = None  # the vectors searched (vectors/index.py), once opened
-        self._live_model = None  # the model that made them
+        # the vectors searched (vectors/index.py), once opened, and the model that
+        # made them: one attribute, so that a search never sees one without the other
+        self._live = (None, None)
         self._next = None  # the next model's, while it embeds every memory (begin_reembedding)
         self._owners = {}  # user_id -> owner number, as in the users table
         self._document_counts = DocumentCounts()  # keywords.py
@@ -128,14 +129,12 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 # queued first: a crash before the old vectors are gone queues them again
                 queued = self._queue_every_memory()
                 files.drop()
-                self._vectors = None
-            if self._vectors is None or self._vectors.dim != dim:
-                self._vectors = VectorIndex(self._live_folder(), dim)
-            vectors = self._vectors
+                files = None
+            vectors = files if files is not None and files.dim == dim else VectorIndex(self._live_folder(), dim)
             if model is not None and recorded != model:
                 with self.transaction():
                     self._set_setting("vector_model", model)
-            self._live_model = model or recorded
+            self._live = (vectors, model or recorded)
         self._drop_orphan_vectors(vectors)
         if vectors.writes >= COMPACT_WRITES:
             vectors.compact()  # the vector files' own lock: writes go on meanwhile
@@ -176,13 +175,16 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         kept = {self._live_folder()}
         if self.reembedding():
             kept.add(self._next_folder(self.reembedding()))
-        for folder in self.directory.glob("vectors*"):
+        for folder in self.directory.glob("vectors*"):  # this store's own names only
             if folder not in kept and folder.is_dir() and (folder.name == "vectors"
                                                            or folder.name.startswith(FOLDER_PREFIX)):
                 shutil.rmtree(folder, ignore_errors=True)
 
     def _next_folder(self, model: str) -> Path:
-        return self.directory / (FOLDER_PREFIX + re.sub(r"[^A-Za-z0-9._-]+", "-", model))
+        """Never the live folder (which may be named after ``model`` too: a change
+        to it that dropped the old vectors, then one away from it)."""
+        name = FOLDER_PREFIX + re.sub(r"[^A-Za-z0-9._-]+", "-", model)
+        return self.directory / (name + "-2" if name == self._live_folder().name else name)
 
     def _vector_files(self):
         """The vector index, opened from its files if the model is not loaded
@@ -191,8 +193,12 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         with self._lock:  # not while open_vectors is creating the table
             folder = self._live_folder()
             if self._vectors is None and (folder / f"{TABLE}.lance").exists():
-                self._vectors = VectorIndex(folder, None)
+                self._live = (VectorIndex(folder, None), self.vector_model())
             return self._vectors
+
+    @property
+    def _vectors(self):
+        return self._live[0]
 
     def _next_files(self):
         """The next model's vector index, opened from its files as _vector_files."""
@@ -205,11 +211,12 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
 
     def _vectors_of(self, model: Optional[str]):
         """The index that keeps ``model``'s vectors (None: the searched ones)."""
-        if model is None or model == self._live_model:
-            return self._vectors
+        vectors, live = self._live
+        if model is None or model == live:
+            return vectors
         if self._next is not None and model == self.reembedding():
             return self._next
-        raise ModelChanged(self._live_model)
+        raise ModelChanged(live)
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]], model: Optional[str] = None) -> int:
         # only jobs still queued: a memory forgotten or rewritten meanwhile
@@ -258,7 +265,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 self._set_setting("vector_model", model)
                 self._set_setting("vector_folder", self._next.folder.name)
                 self._set_setting(NEXT_MODEL_KEY, None)
-            self._vectors, self._next, self._live_model = self._next, None, model
+            self._live, self._next = (self._next, model), None
         shutil.rmtree(old, ignore_errors=True)  # the old model's vectors (searches in flight read their copies)
         return True
 
@@ -311,7 +318,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
 
     def _searched(self, model: Optional[str]):
         """The vectors searched, if they are ``model``'s (None: whichever)."""
-        vectors, live = self._vectors, self._live_model
+        vectors, live = self._live
         if model is not None and live is not None and model != live:
             raise ModelChanged(live)
         return vectors
