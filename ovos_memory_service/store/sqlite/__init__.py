@@ -172,9 +172,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     def _remove_stray_folders(self):
         """Vector folders named by no setting: a model change a crash cut short."""
         import shutil
-        kept = {self._live_folder()}
-        if self.reembedding():
-            kept.add(self._next_folder(self.reembedding()))
+        kept, upcoming = {self._live_folder()}, self.reembedding()
+        if upcoming:
+            kept.add(self._next_folder(upcoming))
         for folder in self.directory.glob("vectors*"):  # this store's own names only
             if folder not in kept and folder.is_dir() and (folder.name == "vectors"
                                                            or folder.name.startswith(FOLDER_PREFIX)):
@@ -331,7 +331,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
             row = db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
                                   "LIMIT 1 OFFSET ?", [*args, newest - 1]).fetchone()
         found = vectors.search(vector, visible.scope.user_id, row[0] if row else 0,
-                                     4 * limit + len(exclude.ids) + 8)
+                               4 * limit + len(exclude.ids) + 8)
         if not found:
             return []
         similarity = dict(found)
