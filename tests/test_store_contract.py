@@ -1023,6 +1023,25 @@ def test_a_daemon_whose_change_another_gives_up_goes_on_with_the_old_model(pg_sc
 
 
 @pytest.mark.stack
+def test_a_daemon_that_missed_the_notification_of_a_model_change_stops_comparing_at_its_next_search(
+        pg_schema, make_engine):
+    from ovos_memory_service.errors import Unavailable
+    from tests.helpers import exchange, scope
+    first = make_engine(store=pg_schema)  # all-MiniLM-L6-v2, and deaf from now on
+    sc = scope()
+    exchange(first, sc, "My dog is called Rex", "What a good boy")
+    first.wait_idle()
+    first.store._presence._received = lambda channel, payload: None
+    second = make_engine(store=pg_schema, embeddings={"model": "google/universal-sentence-encoder-multilingual-3"})
+    assert second.wait_idle(60) and second.stats(sc)["reembedding"] is None
+    with pytest.raises(Unavailable):
+        first.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])
+    stats = first.stats(sc)
+    assert stats["semantic_recall"] is False and "universal-sentence-encoder" in stats["semantic_error"]
+    assert first.recall(sc, "my dog Rex", threshold=0)[0].content == "My dog is called Rex"  # by keywords
+
+
+@pytest.mark.stack
 def test_nearest_through_the_hnsw_index_finds_what_an_exact_scan_finds(pg_stores, monkeypatch):
     from ovos_memory_service.store.postgresql import vectors
     store = pg_stores()

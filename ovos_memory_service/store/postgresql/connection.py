@@ -105,7 +105,7 @@ class Presence:
             try:
                 if self._conn is None:
                     self._connect()
-                    self._deliver("resync", {})  # notifications may have been missed meanwhile
+                    self.deliver("resync", {})  # notifications may have been missed meanwhile
                 for note in self._conn.notifies(timeout=1.0):
                     self._received(note.channel, note.payload)
             except Exception as e:
@@ -122,9 +122,9 @@ class Presence:
             return
         if data.pop("from", None) == self.claimant:
             return  # this store's own
-        self._deliver(channel.rsplit(".", 1)[-1], data)
+        self.deliver(channel.rsplit(".", 1)[-1], data)
 
-    def _deliver(self, event: str, data: dict):
+    def deliver(self, event: str, data: dict):
         for callback in list(self.callbacks):
             try:
                 callback(event, data)

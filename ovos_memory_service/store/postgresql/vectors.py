@@ -166,7 +166,7 @@ class Vectors:
             return TABLE
         if model == self._setting(cur, NEXT_MODEL_KEY):
             return NEXT_TABLE
-        self._model = recorded
+        self._found_model(recorded)
         raise ModelChanged(recorded)
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]], model: Optional[str] = None) -> int:
@@ -215,7 +215,7 @@ class Vectors:
                 recorded = self._recorded_model(cur)
             if model is None or recorded in (None, model):
                 raise
-            self._model = recorded
+            self._found_model(recorded)
             raise ModelChanged(recorded)
 
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
@@ -258,9 +258,16 @@ class Vectors:
         are ``model``'s: another daemon may have ended a change a moment ago."""
         searched = [row.pop("searched_model") for row in rows][:1]
         if model is not None and searched and searched[0] is not None and searched[0] != model:
-            self._model = searched[0]
+            self._found_model(searched[0])
             raise ModelChanged(searched[0])
         return rows
+
+    def _found_model(self, model: str):
+        """A statement showed the vectors are ``model``'s, which this daemon had
+        not heard (a notification lost, or still on its way): its listeners hear
+        it now, as if told by the daemon that made them so."""
+        if model != self._model:
+            self._presence.deliver("vectors", {"model": model})
 
     def similarities(self, user_id: str, vector, ids: Sequence[str],
                      model: Optional[str] = None) -> Dict[str, float]:
