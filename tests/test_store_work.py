@@ -384,3 +384,36 @@ def test_the_old_models_vectors_leave_the_disk_after_a_crash_that_ended_a_model_
     assert sorted(f.name for f in (tmp_path / "memory").glob("vectors*")) == \
         ["vectors-of-google-universal-sentence-encoder-multilingual-3"]
     assert engine.stats(sc)["vectors"] == sum(engine.stats(sc)["counts"].values())
+
+
+def test_a_search_whose_vectors_a_model_change_removes_meanwhile_is_asked_again(tmp_path):
+    """A search reading a user's vectors from the files just as the change that
+    replaces them ends (and removes them) is told so, to compare with the new
+    model (the reader does), instead of failing."""
+    import numpy as np
+    import pytest
+    from ovos_memory_service.config import build_config
+    from ovos_memory_service.store import ModelChanged, Visible, open_store
+    from tests.test_store_contract import ALICE, DIM, MODEL, Writer, embed_all, embed_next, unit
+    store = open_store(build_config({"data_dir": str(tmp_path / "memory")}), 5, "daemon")
+    try:
+        store.open_vectors(MODEL, DIM)
+        memory_id = Writer(store, ALICE).turn("user", "hello")
+        embed_all(store, {memory_id: unit(1)})
+        store.begin_reembedding("test/model-b", DIM)
+        embed_next(store, {memory_id: unit(0, 1)})
+        old = store._vectors
+        read = old.search
+
+        def search_as_the_change_ends(*args):
+            store.end_reembedding("test/model-b")  # the old files go
+            return read(*args)
+        old.search = search_as_the_change_ends
+        old._users.clear()  # the user's vectors are read from the files
+        with pytest.raises(ModelChanged) as changed:
+            store.nearest(Visible(ALICE), np.asarray(unit(1)), 1, 100, model=MODEL)
+        assert changed.value.model == "test/model-b"
+        assert [r["id"] for r in store.nearest(Visible(ALICE), unit(0, 1), 1, 100, model="test/model-b")] \
+            == [memory_id]
+    finally:
+        store.close()

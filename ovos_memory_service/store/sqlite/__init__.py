@@ -323,6 +323,17 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
             raise ModelChanged(live)
         return vectors
 
+    @contextmanager
+    def _comparing(self, vectors):
+        """A search of ``vectors`` that fails because a model change ended under
+        it (their files just removed) raises ModelChanged: the caller compares again."""
+        try:
+            yield
+        except Exception as e:
+            if self._live[0] is vectors:
+                raise
+            raise ModelChanged(self._live[1]) from e
+
     def nearest(self, visible: Visible, vector, limit: int, newest: int,
                 exclude: Exclude = Exclude(), model: Optional[str] = None) -> List[dict]:
         vectors = self._searched(model)
@@ -330,8 +341,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         with self._reading() as db:
             row = db.execute(f"SELECT m.seq FROM memories m WHERE {sql} ORDER BY m.seq DESC "
                                   "LIMIT 1 OFFSET ?", [*args, newest - 1]).fetchone()
-        found = vectors.search(vector, visible.scope.user_id, row[0] if row else 0,
-                               4 * limit + len(exclude.ids) + 8)
+        with self._comparing(vectors):
+            found = vectors.search(vector, visible.scope.user_id, row[0] if row else 0,
+                                   4 * limit + len(exclude.ids) + 8)
         if not found:
             return []
         similarity = dict(found)
@@ -348,4 +360,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     def similarities(self, user_id: str, vector, ids: Sequence[str],
                      model: Optional[str] = None) -> Dict[str, float]:
         vectors = self._searched(model)
-        return vectors.similarities(vector, user_id, ids) if vectors is not None else {}
+        if vectors is None:
+            return {}
+        with self._comparing(vectors):
+            return vectors.similarities(vector, user_id, ids)
