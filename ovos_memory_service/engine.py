@@ -142,7 +142,7 @@ class MemoryEngine(Upkeep):
         download it); None otherwise."""
         from ovos_memory_service.vectors.embedder import OFFLINE_MODELS, EmbeddingsUnavailable, load_embedder
         recorded = self.store.vector_model()
-        if recorded in (None, embedder.name) or recorded not in OFFLINE_MODELS:
+        if recorded == embedder.name or recorded not in OFFLINE_MODELS:
             return None
         try:
             return load_embedder({**settings, "model_path": ""}, models, name=recorded)

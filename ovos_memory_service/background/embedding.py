@@ -87,7 +87,7 @@ class EmbeddingWorker(QueueWorker):
         return True
 
     def _embed_batch(self, queues, embedder: Embedder) -> bool:
-        jobs = self.store.claim(queues, self.batch_size, time.time(), newest_first=True)
+        jobs = self.claim(self.batch_size, newest_first=True, queues=queues)
         if not jobs:
             return False
         rows = {row["id"]: row for row in self.store.get_memories([job.subject for job in jobs])}

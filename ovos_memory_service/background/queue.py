@@ -3,7 +3,7 @@ gate that makes background work yield to the replies being built."""
 import threading
 import time
 from contextlib import contextmanager
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from ovos_utils.log import LOG
 
@@ -85,9 +85,9 @@ class QueueWorker:
     def wake(self):
         self._wake.set()
 
-    def claim(self, limit: int, newest_first: bool = False) -> List[Job]:
-        """Due jobs of this worker's queues, held for it until finished or postponed."""
-        return self.store.claim(self.queues, limit, time.time(), newest_first)
+    def claim(self, limit: int, newest_first: bool = False, queues: Optional[Sequence[str]] = None) -> List[Job]:
+        """Due jobs of this worker's queues (or of ``queues``), held for it until finished or postponed."""
+        return self.store.claim(queues or self.queues, limit, time.time(), newest_first)
 
     def pending(self) -> int:
         return self.store.pending(self.queues)

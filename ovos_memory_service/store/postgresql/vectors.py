@@ -146,10 +146,8 @@ class Vectors:
         with self._cursor() as cur:
             return self._recorded_model(cur)
 
-    @staticmethod
-    def _recorded_model(cur) -> Optional[str]:
-        row = cur.execute("SELECT value FROM settings WHERE key = 'vector_model'").fetchone()
-        return row["value"] if row else None
+    def _recorded_model(self, cur) -> Optional[str]:
+        return self._setting(cur, "vector_model")
 
     def _queue_every_memory(self, cur) -> int:
         cur.execute(f"INSERT INTO jobs (queue, subject) SELECT q.queue, m.id FROM memories m, {EMBED_QUEUES} "
