@@ -200,7 +200,12 @@ class MemoryEngine(Upkeep):
     # -------------------------------------------------------------- history
     def update_history(self, scope: Scope, messages: List[ChatMessage],
                        request_id: Optional[str] = None) -> dict:
-        """Store turns; returns once they are committed."""
+        """Store turns; returns once they are committed (background work
+        yields to it, as to builds: the client waits for the answer)."""
+        with self.background.foreground():
+            return self._store_turns(scope, messages, request_id)
+
+    def _store_turns(self, scope: Scope, messages: List[ChatMessage], request_id: Optional[str]) -> dict:
         store = self.store
         with store.transaction():
             if store.is_paused(scope):

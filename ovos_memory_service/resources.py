@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Optional, Tuple
 
 
+@lru_cache(maxsize=None)  # asked on every turn (fact rules, words): no disk each time
 def locale_dir() -> Path:
     """``locale/`` inside the installed package, or at the top of a checkout."""
     here = Path(__file__).resolve().parent
@@ -13,6 +14,7 @@ def locale_dir() -> Path:
     raise FileNotFoundError("the locale/ folder of ovos-memory-service is missing")
 
 
+@lru_cache(maxsize=64)
 def match_lang(lang: str) -> Optional[str]:
     """The locale folder for a language tag: exact (en-US -> en-us), else the
     first with the same primary language (pt-BR -> pt-pt)."""

@@ -8,6 +8,7 @@ import threading
 from click.testing import CliRunner
 
 from ovos_memory_service.cli import cli
+from ovos_memory_service.items import KINDS
 from tests.helpers import eventually, exchange, scope
 
 
@@ -226,6 +227,30 @@ def test_background_batches_wait_for_the_reply_being_built(engine, monkeypatch):
     assert yielded.wait(10), "the worker never went on after the reply"
 
 
+def _nice(native_id: int) -> int:
+    """A thread's nice value (Linux: field 19 of /proc/self/task/<id>/stat)."""
+    from pathlib import Path
+    stat = Path(f"/proc/self/task/{native_id}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[16])
+
+
+def test_background_work_gets_the_cores_after_the_replies(engine):
+    """On a busy device the OS gives the cores to the turns and replies first:
+    every background worker thread runs niced, the callers' threads do not."""
+    import sys
+    import pytest
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread priorities are Linux's")
+    sc = scope()
+    exchange(engine, sc, "my sister Marta lives in Porto", "noted")  # every worker has run
+    assert engine.wait_idle(60)
+    mine = _nice(threading.get_native_id())
+    workers = {w._thread.name: _nice(w._thread.native_id) for w in engine.background.workers}
+    assert set(workers) >= {"memory-facts", "memory-llm", "memory-embedder"}
+    assert all(nice >= min(19, mine + 10) for nice in workers.values()), workers
+    assert _nice(threading.get_native_id()) == mine
+
+
 def test_replies_that_never_pause_do_not_starve_the_embeddings(engine, monkeypatch):
     """On a hub whose builds and recalls never stop, background batches still
     get their share of the time: a worker yields for a while, never for ever."""
@@ -317,6 +342,36 @@ def test_a_turn_is_stored_while_vectors_are_being_written(make_engine):
         release.set()
     assert engine.wait_idle(60)
     assert engine.stats(sc)["vectors"] >= 4 and engine.stats(sc)["pending_jobs"] == 0
+
+
+def test_a_turn_is_stored_while_facts_are_learnt_from_another(make_engine, monkeypatch):
+    """Learning facts from a turn (the rules, pure Python) never holds the
+    next turn back: only recording what was learnt takes the store."""
+    from ovos_memory_service.background import facts
+    engine = make_engine()
+    sc = scope()
+    learning, release = threading.Event(), threading.Event()
+    real = facts.extract_facts
+
+    def held_extract(text, lang):
+        learning.set()
+        assert release.wait(60), "the test never let the rules go on"
+        return real(text, lang)
+    monkeypatch.setattr(facts, "extract_facts", held_extract)
+    stored = []
+    try:
+        exchange(engine, sc, "my favourite colour is green", "nice")
+        assert learning.wait(30)  # the fact worker is in the rules
+        writer = threading.Thread(target=lambda: stored.append(
+            exchange(engine, sc, "my sister Marta lives in Porto", "noted")))
+        writer.start()
+        writer.join(10)
+        assert stored and stored[0]["stored"] == 2, "the turn waited for the fact rules"
+    finally:
+        release.set()
+    assert engine.wait_idle(60)
+    learnt, _ = engine.list(sc, kinds=[k for k in KINDS if k != "turn"])
+    assert any("green" in m.content for m in learnt), "nothing was learnt once the rules went on"
 
 
 def test_a_memory_forgotten_while_its_vector_is_written_keeps_no_vector(make_engine):

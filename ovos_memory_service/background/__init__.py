@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.background.facts import FactWorker
 from ovos_memory_service.background.llm import LLMWorker
-from ovos_memory_service.background.queue import Foreground, QueueWorker
+from ovos_memory_service.background.queue import Foreground, QueueWorker, run_niced
 from ovos_memory_service.store import Store
 
 
@@ -22,7 +22,7 @@ class Background:
         # builds and recalls in progress, which the workers yield to
         self.foreground = Foreground()
         self.facts.foreground = self.llm.foreground = self.foreground
-        self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg")
+        self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg", initializer=run_niced)
         self._lock = threading.Lock()
         self._calls_pending = 0
         self.last_call_error: Optional[str] = None

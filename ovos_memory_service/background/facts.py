@@ -31,13 +31,16 @@ class FactWorker(QueueWorker):
         for job in jobs:
             turn = turns.get(job.subject)
             try:
+                # the rules run outside the transaction: the turns being
+                # stored meanwhile wait for what is recorded, not for them
+                found = extract_facts(turn["content"], job.lang) if turn is not None else []
                 with self.store.transaction(user_id=turn["user_id"] if turn else None):
                     # a turn forgotten since the claim took its job with it
                     if self.store.finish([job.id]) and turn is not None:
                         scope = Scope(user_id=turn["user_id"], session_id=turn["session_id"],
                                       persona_id=turn["persona_id"] or None, lang=job.lang)
-                        for found in extract_facts(turn["content"], job.lang):
-                            record(self.store, scope, as_fact(found, turn["id"]),
+                        for fact in found:
+                            record(self.store, scope, as_fact(fact, turn["id"]),
                                    self.config["share_facts_across_personas"])
             except Exception as e:
                 self.failed("extracting facts from a turn failed", e)

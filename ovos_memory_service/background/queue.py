@@ -1,5 +1,7 @@
 """A background thread working one durable queue of the store, and the
 gate that makes background work yield to the replies being built."""
+import os
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -8,6 +10,24 @@ from typing import List, Optional, Sequence
 from ovos_utils.log import LOG
 
 from ovos_memory_service.store import Job, Store
+
+
+BACKGROUND_NICE = 10  # CFS gives such a thread about a tenth of a contended core
+
+
+def run_niced():
+    """Lower this thread's priority (Linux priorities are per thread), so
+    that on a busy device the OS gives the cores to the turns and replies
+    first, and to the rest of the device (speech, skills) before embeddings.
+    Not 19: a worker holding the store's lock must still get the core soon.
+    (1k in-process updates back to back, p95: 5.8-6.3 ms, 5.0-5.2 niced.)"""
+    if not sys.platform.startswith("linux"):  # elsewhere the id would name a process
+        return
+    try:
+        me = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + BACKGROUND_NICE))
+    except OSError as e:
+        LOG.debug(f"background thread not niced: {e}")
 
 
 class Foreground:
@@ -111,6 +131,7 @@ class QueueWorker:
         self.last_error = f"{type(error).__name__}: {error}"
 
     def _run(self):
+        run_niced()
         last_batch_s = 0.0
         while not self._stop.is_set():
             self.foreground.yield_to_replies(last_batch_s)

@@ -27,12 +27,15 @@ class Jobs:
 
     def claim(self, queues: Sequence[str], limit: int, now: float, newest_first: bool = False,
               lease_s: float = 300) -> List[Job]:
+        due = ("SELECT id, queue, subject, persona_id, lang, attempts FROM jobs "
+               "WHERE queue IN (SELECT value FROM json_each(?)) AND next_at <= ? AND claimed_until <= ? "
+               f"ORDER BY {'id DESC' if newest_first else 'next_at, id'} LIMIT ?")
+        args = [as_json(queues), now, now, limit]
+        with self._reading() as db:  # mostly nothing is due: the writer stays free for the turns
+            if db.execute(due, args).fetchone() is None:
+                return []
         with self.transaction():
-            rows = self.db.execute_returning_dicts(
-                "SELECT id, queue, subject, persona_id, lang, attempts FROM jobs "
-                "WHERE queue IN (SELECT value FROM json_each(?)) AND next_at <= ? AND claimed_until <= ? "
-                f"ORDER BY {'id DESC' if newest_first else 'next_at, id'} LIMIT ?",
-                [as_json(queues), now, now, limit])
+            rows = self.db.execute_returning_dicts(due, args)
             self.db.execute("UPDATE jobs SET claimed_until = ? WHERE id IN (SELECT value FROM json_each(?))",
                             [now + lease_s, as_json(r["id"] for r in rows)])
         return [Job(**row) for row in rows]
