@@ -34,7 +34,7 @@ class FactWorker(QueueWorker):
                 # the rules run outside the transaction: the turns being
                 # stored meanwhile wait for what is recorded, not for them
                 found = extract_facts(turn["content"], job.lang) if turn is not None else []
-                with self.store.transaction(user_id=turn["user_id"] if turn else None):
+                with self.store.transaction(user_id=turn["user_id"] if turn else None, durable=False):
                     # a turn forgotten since the claim took its job with it
                     if self.store.finish([job.id]) and turn is not None:
                         scope = Scope(user_id=turn["user_id"], session_id=turn["session_id"],

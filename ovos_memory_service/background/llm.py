@@ -44,7 +44,7 @@ class LLMWorker(QueueWorker):
         backend = self.personas.llm_tasks(job.persona_id or None).get(task)
         # read and decide in one transaction: turns stored meanwhile, which find
         # this job queued and add none, wait for it to end
-        with self.store.transaction():
+        with self.store.transaction(durable=False):
             work = None
             if backend is not None:
                 work = (self._exchange if task == "facts" else self._fold)(job, backend)
@@ -61,7 +61,7 @@ class LLMWorker(QueueWorker):
         if reply is None:
             self._retry(job, task, error)
             return True
-        with self.store.transaction():
+        with self.store.transaction(durable=False):
             outcome = finish(reply)
             if outcome != UNREADABLE:  # the endpoint works: what waited for it is due
                 for queue in self.queues:

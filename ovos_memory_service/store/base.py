@@ -97,12 +97,15 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     @contextmanager
-    def transaction(self, user_id: Optional[str] = None) -> Iterator["Store"]:
+    def transaction(self, user_id: Optional[str] = None, durable: bool = True) -> Iterator["Store"]:
         """Group the calls made inside into one atomic write (re-entrant).
         ``user_id``: a write about that user; where several processes share the
         store, it waits for that user's other writers from the start, so work
         that touches a job before the user's memories (the fact worker) takes
-        its locks in the order a forget does."""
+        its locks in the order a forget does. ``durable=False``: background
+        work its queue redoes if lost (a job's results and its end, claims);
+        the commit does not wait for the disk, so a power cut may undo it,
+        but never a durable commit made after it. Nested: the outer one's."""
 
     # ----------------------------------------------------- memory rows
     @abc.abstractmethod

@@ -151,7 +151,7 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
 
     # ------------------------------------------------------ transactions
     @contextmanager
-    def transaction(self, user_id: Optional[str] = None):
+    def transaction(self, user_id: Optional[str] = None, durable: bool = True):
         if getattr(self._local, "conn", None) is not None:  # nested: part of the outer one, as on SQLite
             if user_id is not None:
                 with self._cursor(user_id):
@@ -163,6 +163,8 @@ class PostgresStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store
             self._local.conn, self._local.users, self._local.after = conn, set(), after
             try:
                 with conn.transaction():
+                    if not durable:  # the commit does not wait for the WAL flush (base.py)
+                        conn.execute("SET LOCAL synchronous_commit TO OFF")
                     if user_id is not None:  # the user's lock before anything else (base.py)
                         with self._cursor(user_id):
                             pass

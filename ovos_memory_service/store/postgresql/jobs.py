@@ -48,7 +48,7 @@ class Jobs:
     def claim(self, queues: Sequence[str], limit: int, now: float, newest_first: bool = False,
               lease_s: float = 300) -> List[Job]:
         order = "j.id DESC" if newest_first else "j.next_at, j.id"
-        with self.transaction(), self._cursor() as cur:
+        with self.transaction(durable=False), self._cursor() as cur:
             rows = cur.execute(
                 f"WITH live AS MATERIALIZED ({LIVE_CLAIMANTS}), picked AS ("
                 "SELECT j.id FROM jobs j WHERE j.queue = ANY(%s::text[]) AND j.next_at <= %s "
@@ -67,18 +67,18 @@ class Jobs:
                                              [list(job_ids)])}
 
     def finish(self, job_ids: Sequence[int]) -> Set[int]:
-        with self.transaction(), self._cursor() as cur:
+        with self.transaction(durable=False), self._cursor() as cur:
             return {r["id"] for r in cur.execute("DELETE FROM jobs WHERE id = ANY(%s::bigint[]) RETURNING id",
                                                  [list(job_ids)])}
 
     def postpone(self, job_id: int, delay_s: float, error: str):
-        with self.transaction(), self._cursor() as cur:
+        with self.transaction(durable=False), self._cursor() as cur:
             cur.execute("UPDATE jobs SET attempts = attempts + 1, next_at = %s, error = %s, claimed_until = 0, "
                         "claimant = NULL WHERE id = %s", [time.time() + delay_s, error, job_id])
 
     def requeue(self, job_id: int):
         """Due again at once, as if new (a job with more to do)."""
-        with self.transaction(), self._cursor() as cur:
+        with self.transaction(durable=False), self._cursor() as cur:
             cur.execute("UPDATE jobs SET attempts = 0, next_at = 0, error = NULL, claimed_until = 0, "
                         "claimant = NULL WHERE id = %s", [job_id])
 

@@ -168,7 +168,7 @@ class Vectors:
         raise ModelChanged(recorded)
 
     def save_vectors(self, jobs: Dict[int, Tuple[dict, object]], model: Optional[str] = None) -> int:
-        with self.transaction(), self._cursor() as cur:
+        with self.transaction(durable=False), self._cursor() as cur:
             table = self._table_of(cur, model)
             # only jobs still queued (and held until this commits): a memory
             # forgotten or rewritten meanwhile lost its job or got a new one

@@ -73,12 +73,14 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 self._lock_file = None
 
     @contextmanager
-    def transaction(self, user_id: Optional[str] = None):
+    def transaction(self, user_id: Optional[str] = None, durable: bool = True):
         # one writer at a time already: every write of every user waits for the lock
         with self._lock:
             if self.db.conn.in_transaction:  # nested: part of the outer one (no savepoint)
                 yield self
                 return
+            if not durable:  # WAL: written, synced with the next durable commit (or checkpoint)
+                self.db.execute("PRAGMA synchronous=NORMAL")
             try:
                 with self.db.atomic():
                     yield self
@@ -87,6 +89,9 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                 self._owners.clear()  # numbers given in the rolled-back transaction are gone
                 self._memory_count = self.count()
                 raise
+            finally:
+                if not durable:
+                    self.db.execute("PRAGMA synchronous=FULL")
             while self._after_commit:
                 self._after_commit.pop(0)()
 
@@ -227,7 +232,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         # the vector files' own lock, not the store's: turns are stored meanwhile
         vectors.upsert([(row["seq"], row["id"], row["user_id"], vector)
                         for job_id, (row, vector) in jobs.items() if job_id in queued])
-        with self.transaction():
+        with self.transaction(durable=False):
             done = self.finish(list(queued))
             gone = [jobs[job_id][0]["id"] for job_id in queued - done]
             if gone:  # forgotten (or rewritten) while their vectors were written: not kept
@@ -346,16 +351,15 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
                                    4 * limit + len(exclude.ids) + 8)
         if not found:
             return []
-        similarity = dict(found)
+        similarity = dict(found)  # most similar first, as j.key counts
         left_out, left_out_args = excluding(exclude)
         with self._reading() as db:
             rows = db.execute_returning_dicts(
                 f"SELECT m.* FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE {sql} "
-                f"AND {left_out}", [as_json(similarity), *args, *left_out_args])
+                f"AND {left_out} ORDER BY j.key LIMIT ?", [as_json(similarity), *args, *left_out_args, limit])
         for row in rows:
             row["similarity"] = similarity[row["id"]]
-        rows.sort(key=lambda r: r["similarity"], reverse=True)
-        return rows[:limit]
+        return rows
 
     def similarities(self, user_id: str, vector, ids: Sequence[str],
                      model: Optional[str] = None) -> Dict[str, float]:

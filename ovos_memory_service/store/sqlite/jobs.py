@@ -34,7 +34,7 @@ class Jobs:
         with self._reading() as db:  # mostly nothing is due: the writer stays free for the turns
             if db.execute(due, args).fetchone() is None:
                 return []
-        with self.transaction():
+        with self.transaction(durable=False):
             rows = self.db.execute_returning_dicts(due, args)
             self.db.execute("UPDATE jobs SET claimed_until = ? WHERE id IN (SELECT value FROM json_each(?))",
                             [now + lease_s, as_json(r["id"] for r in rows)])
@@ -45,19 +45,19 @@ class Jobs:
             "SELECT id FROM jobs WHERE id IN (SELECT value FROM json_each(?))", [as_json(job_ids)])}
 
     def finish(self, job_ids: Sequence[int]) -> Set[int]:
-        with self.transaction():
+        with self.transaction(durable=False):
             queued = self._still_queued(job_ids)
             self.db.execute("DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?))", [as_json(queued)])
         return queued
 
     def postpone(self, job_id: int, delay_s: float, error: str):
-        with self.transaction():
+        with self.transaction(durable=False):
             self.db.execute("UPDATE jobs SET attempts = attempts + 1, next_at = ?, error = ?, claimed_until = 0 "
                             "WHERE id = ?", [time.time() + delay_s, error, job_id])
 
     def requeue(self, job_id: int):
         """Due again at once, as if new (a job with more to do)."""
-        with self.transaction():
+        with self.transaction(durable=False):
             self.db.execute("UPDATE jobs SET attempts = 0, next_at = 0, error = NULL, claimed_until = 0 "
                             "WHERE id = ?", [job_id])
 
