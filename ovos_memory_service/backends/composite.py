@@ -13,7 +13,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
 from ovos_memory_service.backends.retrieval import SCOPES, RetrievalBackend
-from ovos_memory_service.backends.focus import focus, mentioned_time
+from ovos_memory_service.backends.focus import focus
 from ovos_memory_service.backends.fusion import FUSIONS, fuse
 from ovos_memory_service.history import trim_window
 from ovos_memory_service.backends.inject import InjectSettings, assemble, render_context, tool_call_id
@@ -107,13 +107,7 @@ class CompositeBackend(Backend):
     def _run(self, calls, what: str):
         """Run (member, fn) pairs side by side; results of those that failed
         or passed the deadline are None."""
-        return self._results(calls, self._start(calls), what)
-
-    @staticmethod
-    def _start(calls):
-        return [_POOL.submit(fn) for _, fn in calls]
-
-    def _results(self, calls, futures, what: str):
+        futures = [_POOL.submit(fn) for _, fn in calls]
         wait(futures, timeout=self.member_timeout)
         results = []
         for (member, _), future in zip(calls, futures):
@@ -135,18 +129,14 @@ class CompositeBackend(Backend):
         calls = [(m, (lambda m=m: m.candidates(scope, utterance, raw_window, window, fetch, where, kinds,
                                                exclude_content)))
                  for m, _ in self.retrievers]
-        futures = self._start(calls)
-        now = time.time()
-        # meanwhile, in this thread: the date the question mentions (the
-        # members wait on the model and SQLite, which let go of the GIL)
-        when = mentioned_time(utterance, scope.lang, now) if self.time_boost else None
-        results = self._results(calls, futures, "recall")
+        results = self._run(calls, "recall")
         lists = [r for r in results if r is not None]
         weights = [w for (_, w), r in zip(self.retrievers, results) if r is not None]
         hits = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup)
         if self.neighbor_weight and hits:
             hits = self._lift_neighbors(scope, hits, raw_window, exclude_content, where, kinds)
-        return focus(hits, utterance, when, self.speaker_boost, self.time_boost, self.time_scale_days)
+        return focus(hits, utterance, scope.lang, time.time(), self.speaker_boost,
+                     self.time_boost, self.time_scale_days)
 
     def candidates(self, scope, utterance: str, raw_window, window, limit: int = 0, where: str = "",
                    kinds: Sequence[str] = (), exclude_content: str = "") -> List[MemoryItem]:
@@ -204,31 +194,22 @@ class CompositeBackend(Backend):
         if failure is not None:
             raise failure
 
-    def _block_calls(self, scope, utterance, now):
-        plain = [m for m in self.members if not isinstance(m, RetrievalBackend)]
-        return [(m, (lambda m=m: m.context_blocks(scope, utterance, now))) for m in plain]
-
-    @staticmethod
-    def _blocks(results):
+    def context_blocks(self, scope, utterance, now):
         blocks, items = [], []
-        for result in results:
+        plain = [m for m in self.members if not isinstance(m, RetrievalBackend)]
+        calls = [(m, (lambda m=m: m.context_blocks(scope, utterance, now))) for m in plain]
+        for result in self._run(calls, "context"):
             if result is not None:
                 blocks += result[0]
                 items += result[1]
         return blocks, items
 
-    def context_blocks(self, scope, utterance, now):
-        return self._blocks(self._run(self._block_calls(scope, utterance, now), "context"))
-
     def build(self, scope, utterance, now):
-        # the blocks (facts) are made while the window is read and the members recall
-        block_calls = self._block_calls(scope, utterance, now)
-        block_futures = self._start(block_calls)
         raw_window = self.raw_window(scope, now)
         window = trim_window(raw_window)
         hits = self.recall(scope, utterance, raw_window, window,
                            kinds=[k for k in KINDS if k not in self.block_kinds])
-        blocks, block_items = self._blocks(self._results(block_calls, block_futures, "context"))
+        blocks, block_items = self.context_blocks(scope, utterance, now)
         call_id = tool_call_id(scope.user_id, scope.persona_key, scope.session_id, utterance)
         messages = assemble(self.settings, window, utterance, render_context(hits, self.settings),
                             blocks, call_id)
