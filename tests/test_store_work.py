@@ -324,20 +324,25 @@ def held_vector_writes(engine):
     return holding, release, landed
 
 
+def stored_meanwhile(engine, sc) -> bool:
+    """Whether an exchange is stored within 10 s, from another thread."""
+    stored = []
+    writer = threading.Thread(target=lambda: stored.append(
+        exchange(engine, sc, "my sister Marta lives in Porto", "noted")))
+    writer.start()
+    writer.join(10)
+    return bool(stored) and stored[0]["stored"] == 2
+
+
 def test_a_turn_is_stored_while_vectors_are_being_written(make_engine):
     """A LanceDB write (several ms, more on a large table) never holds the turns back."""
     engine = make_engine()
     sc = scope()
     holding, release, _ = held_vector_writes(engine)
-    stored = []
     try:
         exchange(engine, sc, "the spare key is under the blue pot", "got it")
         assert holding.wait(30)  # the worker is writing their vectors
-        writer = threading.Thread(target=lambda: stored.append(
-            exchange(engine, sc, "my sister Marta lives in Porto", "noted")))
-        writer.start()
-        writer.join(10)
-        assert stored and stored[0]["stored"] == 2, "the turn waited for the vector write"
+        assert stored_meanwhile(engine, sc), "the turn waited for the vector write"
     finally:
         release.set()
     assert engine.wait_idle(60)
@@ -358,15 +363,10 @@ def test_a_turn_is_stored_while_facts_are_learnt_from_another(make_engine, monke
         assert release.wait(60), "the test never let the rules go on"
         return real(text, lang)
     monkeypatch.setattr(facts, "extract_facts", held_extract)
-    stored = []
     try:
         exchange(engine, sc, "my favourite colour is green", "nice")
         assert learning.wait(30)  # the fact worker is in the rules
-        writer = threading.Thread(target=lambda: stored.append(
-            exchange(engine, sc, "my sister Marta lives in Porto", "noted")))
-        writer.start()
-        writer.join(10)
-        assert stored and stored[0]["stored"] == 2, "the turn waited for the fact rules"
+        assert stored_meanwhile(engine, sc), "the turn waited for the fact rules"
     finally:
         release.set()
     assert engine.wait_idle(60)
