@@ -19,7 +19,7 @@ class Background:
         self.facts = FactWorker(store, config)
         self.llm = LLMWorker(store, personas)
         self.embedding = None  # an EmbeddingWorker once the model is loaded
-        # builds and recalls in progress, which the workers yield to
+        # builds, recalls and updates in progress, which the workers yield to
         self.foreground = Foreground()
         self.facts.foreground = self.llm.foreground = self.foreground
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-bg", initializer=run_niced)

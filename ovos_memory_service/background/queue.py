@@ -31,7 +31,7 @@ def run_niced():
 
 
 class Foreground:
-    """Builds and recalls in progress. Workers wait for them to end before
+    """Builds, recalls and updates in progress. Workers wait for them to end before
     each batch, so on a busy device the cores go to the reply a user waits
     for, not to embeddings nobody waits for; but at most ``MAX_YIELD_S``, and
     at most ``YIELD_FACTOR`` times what the worker's last batch took, so that
