@@ -75,29 +75,6 @@ def test_vector_writes_and_compactions_do_not_grow_rss(tmp_path):
     assert samples[-1] - samples[0] < 30, samples
 
 
-def test_the_word_table_stays_int8_with_the_same_vectors(tmp_path):
-    """The bundled model's embedding lookup is rewritten so that onnxruntime
-    does not fold its int8 table to float32 (34 MB); the vectors are the ones
-    fastembed computes from the model file as shipped."""
-    import numpy as np
-    import pytest
-    from ovos_memory_service.vectors.embedder import (DEFAULT_MODEL, EmbeddingsUnavailable, Embedder,
-                                                bundled_model_folder, lookup_rows_unfolded)
-    try:
-        folder = bundled_model_folder(tmp_path)
-    except EmbeddingsUnavailable as e:
-        pytest.skip(str(e))
-    shipped = (folder / "model.onnx").read_bytes()
-    assert lookup_rows_unfolded(shipped) != shipped
-    assert lookup_rows_unfolded(b"\x08\x07") == b"\x08\x07"  # not this shape of model: unchanged
-    from fastembed import TextEmbedding
-    plain = TextEmbedding(DEFAULT_MODEL, specific_model_path=str(folder))
-    ours = Embedder(DEFAULT_MODEL, folder)
-    texts = ["User: my sister lives in Lisbon", "Assistant: " + "a long reply " * 80, "ok"]
-    for a, b in zip(plain.embed(texts), ours.embed(texts)):
-        assert float(np.abs(a - b).max()) < 1e-5
-
-
 EMBEDDING_LOAD = textwrap.dedent("""
     import json, random, sys, threading
     from pathlib import Path

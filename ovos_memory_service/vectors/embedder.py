@@ -21,13 +21,11 @@ Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
   tensors come from malloc, whose large blocks (``MMAP_THRESHOLD``) are
   mapped and unmapped with each run instead of fragmenting the heap
   (``tune_malloc``: its threshold otherwise climbs to 32 MB).
-- The bundled model stores its weights as int8 with a scale (Cast, Mul), and
-  onnxruntime folds them to float32 when it builds the session (90 MB). The
-  word-embedding table (30,522 x 384, half of all weights) is only looked up:
-  the rows are gathered first and converted after (``lookup_rows_unfolded``,
-  the same numbers), which keeps it int8 (-34 MB). Building the session
-  leaves ~60 MB of freed heap behind, given back at once
-  (``release_free_memory``).
+- The bundled model stores its weights as int8 with a scale (Cast, Mul), which
+  onnxruntime would fold to float32 (90 MB). Its graph is rewritten to keep
+  them int8 (vectors/onnx_graph.py): the word table's rows are converted after
+  the lookup, and the MatMuls run in int8. Building the session leaves freed
+  heap behind, given back at once (``release_free_memory``).
 """
 import ctypes
 import os
@@ -37,6 +35,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 import numpy as np
+
+from ovos_memory_service.vectors.onnx_graph import lookup_rows_unfolded, matmuls_in_int8
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # 16 languages, numpy only (vectors/multilingual.py)
@@ -173,156 +173,10 @@ def _load_session(model, threads: Optional[int]):
     inner._ensure_tokenizer()
     model = (Path(folder) / description.model_file).read_bytes()
     try:
-        model = lookup_rows_unfolded(model)
+        model = matmuls_in_int8(lookup_rows_unfolded(model))
     except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
         pass
     inner.model = ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options)
-
-
-# ---------------------------------------------------- the model file (ONNX)
-# A few lines of protobuf, as the onnx package is not a dependency: ModelProto
-# field 7 is the graph; GraphProto field 1 a node, 5 an initializer (field 8
-# its name); NodeProto fields 1 inputs, 2 outputs, 3 name, 4 op_type.
-def _varint(data: bytes, i: int):
-    value = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, i
-
-
-def _fields(data: bytes):
-    """(field number, wire type, value) of a protobuf message."""
-    i = 0
-    while i < len(data):
-        key, i = _varint(data, i)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            start = i
-            _, i = _varint(data, i)
-            value = data[start:i]
-        elif wire == 2:
-            size, i = _varint(data, i)
-            value = data[i:i + size]
-            i += size
-        elif wire in (1, 5):
-            size = 8 if wire == 1 else 4
-            value = data[i:i + size]
-            i += size
-        else:
-            raise ValueError(f"protobuf wire type {wire}")
-        yield number, wire, value
-
-
-def _put_varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((value & 0x7F) | (0x80 if value > 0x7F else 0))
-        value >>= 7
-        if not value:
-            return bytes(out)
-
-
-def _message(fields) -> bytes:
-    out = bytearray()
-    for number, wire, value in fields:
-        out += _put_varint(number << 3 | wire)
-        out += (_put_varint(len(value)) + value) if wire == 2 else value
-    return bytes(out)
-
-
-def _node(fields, inputs, outputs, suffix: str = "") -> bytes:
-    """A NodeProto like ``fields`` with other inputs and outputs (and a name suffix)."""
-    kept = [(n, w, v + suffix.encode() if n == 3 else v) for n, w, v in fields if n not in (1, 2)]
-    return _message([(1, 2, x.encode()) for x in inputs] + [(2, 2, x.encode()) for x in outputs] + kept)
-
-
-def _dims(tensor) -> list:
-    """The dims of a TensorProto (field 1, packed or not)."""
-    out = []
-    for number, wire, value in tensor:
-        if number == 1 and wire == 0:
-            out.append(_varint(value, 0)[0])
-        elif number == 1 and wire == 2:
-            i = 0
-            while i < len(value):
-                dim, i = _varint(value, i)
-                out.append(dim)
-    return out
-
-
-def _attribute_int(node: bytes, name: bytes, default: int) -> int:
-    """An int attribute of a NodeProto (AttributeProto: 1 name, 3 i)."""
-    for number, _, value in _fields(node):
-        if number == 5:
-            attribute = {n: v for n, _, v in _fields(value)}
-            if attribute.get(1) == name:
-                return _varint(attribute[3], 0)[0] if 3 in attribute else default
-    return default
-
-
-def lookup_rows_unfolded(model: bytes) -> bytes:
-    """The model with its int8 word-embedding table kept int8 at run time:
-    ``Gather(Mul(Cast(table_q), scale), ids)`` becomes
-    ``Mul(Cast(Gather(table_q, ids)), Gather(scale, ids))``, the same numbers,
-    so that onnxruntime does not fold the table to float32 (34 MB less for
-    all-MiniLM-L6-v2). The scale must be one per row and the lookup along
-    the first axis; any other shape of model is returned unchanged."""
-    top = list(_fields(model))
-    graph_at = next((k for k, f in enumerate(top) if f[0] == 7), None)
-    if graph_at is None:
-        return model
-    graph = list(_fields(top[graph_at][2]))
-    nodes = {k: {n: [] for n in (1, 2, 4)} for k, f in enumerate(graph) if f[0] == 1}
-    for k in nodes:
-        for n, w, v in _fields(graph[k][2]):
-            if n in (1, 2, 4):
-                nodes[k][n].append(v.decode())
-    dims = {}  # initializer name -> dims
-    for n, w, v in graph:
-        if n == 5:
-            tensor = list(_fields(v))
-            name = next((x.decode() for m, _, x in tensor if m == 8), None)
-            dims[name] = _dims(tensor)
-    producer = {o: k for k, d in nodes.items() for o in d[2]}
-    users = {}
-    for k, d in nodes.items():
-        for x in d[1]:
-            users.setdefault(x, []).append(k)
-    changed = {}
-    for k, d in nodes.items():
-        if d[4] != ["Gather"] or len(d[1]) != 2 or _attribute_int(graph[k][2], b"axis", 0) != 0:
-            continue
-        mul = producer.get(d[1][0])
-        if mul is None or nodes[mul][4] != ["Mul"] or len(users.get(d[1][0], [])) != 1:
-            continue
-        cast_out, scale = nodes[mul][1]
-        cast = producer.get(cast_out)
-        if (cast is None or nodes[cast][4] != ["Cast"] or len(users.get(cast_out, [])) != 1
-                or len(dims.get(nodes[cast][1][0]) or ()) != 2
-                or dims.get(scale) != [dims[nodes[cast][1][0]][0], 1]):
-            continue
-        table_q, ids, out = nodes[cast][1][0], d[1][1], d[2][0]
-        gather = list(_fields(graph[k][2]))
-        changed[cast] = None
-        changed[mul] = None
-        changed[k] = (_node(gather, [table_q, ids], [out + "/rows_q"], "/rows_q"),
-                      _node(gather, [scale, ids], [out + "/rows_scale"], "/rows_scale"),
-                      _node(list(_fields(graph[cast][2])), [out + "/rows_q"], [out + "/rows_f"]),
-                      _node(list(_fields(graph[mul][2])), [out + "/rows_f", out + "/rows_scale"], [out]))
-    if not changed:
-        return model
-    new_graph = []
-    for k, f in enumerate(graph):
-        if k not in changed:
-            new_graph.append(f)
-        elif changed[k] is not None:
-            new_graph.extend((1, 2, node) for node in changed[k])
-    top[graph_at] = (7, 2, _message(new_graph))
-    return _message(top)
 
 
 def release_free_memory():
