@@ -56,6 +56,23 @@ def test_the_word_table_lookup_gives_the_same_numbers(folder):
     assert float(np.abs(_run(_session(shipped), ids) - _run(_session(rewritten), ids)).max()) < 1e-5
 
 
+def test_the_nan_guards_go_and_no_number_changes(folder):
+    """Each attention Softmax is followed by Where(IsNaN(p), 0, p); the
+    guards go, and a padded batch (a short text beside a longer one) gives
+    the same numbers."""
+    from ovos_memory_service.vectors.onnx_graph import Graph, nan_guards_removed
+    shipped = (folder / "model.onnx").read_bytes()
+    assert nan_guards_removed(b"\x08\x07") == b"\x08\x07"
+    rewritten = nan_guards_removed(shipped)
+    ops = [d[4][0] for d in Graph(rewritten).nodes.values()]
+    assert "IsNaN" not in ops and ops.count("Where") == 1  # the one left builds the mask
+    ids = np.array([[101, 2026, 3899, 2003, 2170, 10442, 102], [101, 7929, 102, 0, 0, 0, 0]], dtype=np.int64)
+    mask = (ids > 0).astype(np.int64)
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    before, after = (_session(m).run(None, feeds)[0] for m in (shipped, rewritten))
+    assert np.array_equal(before, after)
+
+
 def test_every_matmul_by_a_weight_runs_in_int8(folder):
     from ovos_memory_service.vectors.onnx_graph import Graph, matmuls_in_int8
     shipped = (folder / "model.onnx").read_bytes()

@@ -36,7 +36,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from ovos_memory_service.vectors.onnx_graph import lookup_rows_unfolded, matmuls_in_int8
+from ovos_memory_service.vectors.onnx_graph import lookup_rows_unfolded, matmuls_in_int8, nan_guards_removed
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # 16 languages, numpy only (vectors/multilingual.py)
@@ -173,7 +173,7 @@ def _load_session(model, threads: Optional[int]):
     inner._ensure_tokenizer()
     model = (Path(folder) / description.model_file).read_bytes()
     try:
-        model = matmuls_in_int8(lookup_rows_unfolded(model))
+        model = nan_guards_removed(matmuls_in_int8(lookup_rows_unfolded(model)))
     except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
         pass
     inner.model = ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options)
