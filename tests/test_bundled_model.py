@@ -97,8 +97,19 @@ def test_the_vectors_agree_with_float32(models):
     plain, ours = models
     for text, a, b in zip(TEXTS, plain.embed(TEXTS), ours.embed(TEXTS)):
         assert _cosine(a, b) > (0.98 if len(text.split()) >= 4 else 0.93), text
-    # each batch is quantized on its own scale: a text's vector barely depends on its batch
-    assert _cosine(ours.embed_query(TEXTS[0]), ours.embed(TEXTS)[0]) > 0.98
+
+
+def test_a_texts_vector_does_not_depend_on_the_texts_embedded_with_it(models):
+    """An int8 run quantizes all of its input on one scale, so a text
+    embedded in a batch got a vector a little different from the same text
+    alone (cosine 0.957 for "ok" here), and from its query: a repeated
+    sentence did not find itself at similarity 1, and which of two close
+    memories came first changed with the background queue's timing."""
+    _, ours = models
+    together = ours.embed(TEXTS)
+    for text, vector in zip(TEXTS, together):
+        assert np.array_equal(vector, ours.embed([text])[0]), text
+        assert np.array_equal(vector, ours.embed_query(text)), text
 
 
 def test_personal_facts_rank_as_with_float32(models):
