@@ -19,14 +19,16 @@ for run in range(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
     started = time.monotonic()
     p = subprocess.Popen([sys.executable, "-m", "ovos_memory_service"], env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
-    got_ready = None
-    for line in p.stdout:
+    got_ready = got_semantic = None
+    for line in p.stdout:  # either line may come first: the model loads beside the bus connection
         if "memory service ready" in line and got_ready is None:
             got_ready = time.monotonic() - started
-        if "semantic recall ready" in line:
-            semantic.append(time.monotonic() - started)
+        if "semantic recall ready" in line and got_semantic is None:
+            got_semantic = time.monotonic() - started
+        if got_ready is not None and got_semantic is not None:
             break
     ready.append(got_ready)
+    semantic.append(got_semantic)
     p.terminate(); p.wait()
 bus.terminate()
 commands = {"--help": ["--help"], "list --help": ["list", "--help"], "list": ["list"], "stats": ["stats"],
