@@ -36,7 +36,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from ovos_memory_service.vectors.onnx_graph import lookup_rows_unfolded, matmuls_in_int8, nan_guards_removed
+from ovos_memory_service.vectors.onnx_graph import for_onnxruntime
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # 16 languages, numpy only (vectors/multilingual.py)
@@ -175,14 +175,10 @@ def _load_session(model, threads: Optional[int]) -> bool:
         options.intra_op_num_threads = threads
     inner._ensure_tokenizer()
     model = (Path(folder) / description.model_file).read_bytes()
-    in_int8 = False
     try:
-        unfolded = lookup_rows_unfolded(model)
-        rewritten = matmuls_in_int8(unfolded)
-        in_int8 = rewritten is not unfolded
-        model = nan_guards_removed(rewritten)
+        model, in_int8 = for_onnxruntime(model)
     except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
-        pass
+        in_int8 = False
     inner.model = ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options)
     return in_int8
 
