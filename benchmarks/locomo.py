@@ -61,6 +61,7 @@ from ovos_memory_service.config import build_config  # noqa: E402
 from ovos_memory_service.engine import MemoryEngine  # noqa: E402
 from ovos_memory_service.items import KINDS  # noqa: E402
 from ovos_memory_service.scope import Scope  # noqa: E402
+from ovos_memory_service.vectors.reranker import RERANK_LOADING  # noqa: E402
 from ovos_memory_service.wire import iso_time, parse_messages  # noqa: E402
 
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data", "locomo10.json")
@@ -162,7 +163,8 @@ class OverTheBus:
         deadline = time.monotonic() + 3600
         while True:
             stats = self.request("memory.stats", "nobody", "stats", {})
-            if stats["semantic_recall"] != "loading" and not stats["pending_jobs"]:
+            if stats["semantic_recall"] != "loading" and stats["rerank_error"] != RERANK_LOADING \
+                    and not stats["pending_jobs"]:
                 return
             if time.monotonic() > deadline:
                 raise TimeoutError("the background work did not finish")

@@ -59,6 +59,9 @@ DEFAULTS = {
     # semantic recall: fastembed model (env OVOS_MEMORY_EMBEDDINGS_MODEL wins), an optional
     # local model folder, onnxruntime threads (0: automatic), batch size of the queue
     "embeddings": {"enabled": True, "model": "", "model_path": "", "threads": 0, "batch_size": 16},
+    # memory.recall in English: a cross-encoder reorders its first ``candidates`` (extra
+    # "rerank"; vectors/reranker.py); off without the extra or with enabled false
+    "rerank": {"enabled": True, "candidates": 15},
     # the vector index is compacted this often while it receives vectors
     "vector_compact_minutes": 10,
     # where memories are kept: "sqlite" (SQLite + LanceDB in data_dir, one process) or
@@ -74,7 +77,7 @@ DEFAULTS = {
     "voice": {"spoken_items": 3, "forget_limit": 20, "wait_for_audio": "auto"},
 }
 # nested objects merged key by key over their defaults
-NESTED = ("embeddings", "voice", "store")
+NESTED = ("embeddings", "rerank", "voice", "store")
 VOICE_LIMITS = {"spoken_items": (1, 20), "forget_limit": (1, 50)}
 
 NUMBER_LIMITS = {
@@ -156,6 +159,12 @@ def validate(config: dict):
         raise ValueError("memory_service.memory_module must be a backend name")
     if not isinstance(config["embeddings"], dict):
         raise ValueError("memory_service.embeddings must be an object")
+    rerank = config["rerank"]
+    if not isinstance(rerank, dict) or not isinstance(rerank.get("enabled"), bool):
+        raise ValueError("memory_service.rerank must be an object with enabled true or false")
+    candidates = rerank.get("candidates")
+    if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 50:
+        raise ValueError(f"memory_service.rerank.candidates must be an integer from 1 to 50, got {candidates!r}")
     if not isinstance(config["voice"], dict):
         raise ValueError("memory_service.voice must be an object")
     for key, (low, high) in VOICE_LIMITS.items():

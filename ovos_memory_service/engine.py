@@ -27,6 +27,7 @@ from ovos_memory_service.personas import PersonaRegistry
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store import Store, open_store
 from ovos_memory_service.upkeep import Upkeep
+from ovos_memory_service.vectors.reranker import RERANK_LOADING, reranked
 from ovos_memory_service.wire import ChatMessage
 
 REQUEST_MEMORY_S = 24 * 3600  # how long a request_id is remembered for retries
@@ -51,6 +52,9 @@ class MemoryEngine(Upkeep):
         self.background: Optional[Background] = None
         self.semantic_loading = False  # the model and the vectors load in the background
         self.semantic_off = False  # not loaded on purpose (a command that needs no meaning)
+        # memory.recall's cross-encoder (vectors/reranker.py), loaded after the embedding model
+        self.reranker = None
+        self.rerank_error: Optional[str] = RERANK_LOADING
         self._loader: Optional[threading.Thread] = None
         self._last_purge = 0.0
         # (session_id, role, normalized text) -> until when: lines the voice skill
@@ -78,17 +82,36 @@ class MemoryEngine(Upkeep):
         self.background.start()
         self.store.listen(self._heard)
         if not self.config["embeddings"].get("enabled", True):
-            self.reader.semantic_error = "semantic recall is disabled in the configuration"
+            self.reader.semantic_error = self.rerank_error = "semantic recall is disabled in the configuration"
         elif semantic == "off":
             self.semantic_off = True
-            self.reader.semantic_error = "the model is not loaded by this command (the daemon loads it)"
+            self.reader.semantic_error = self.rerank_error = \
+                "the model is not loaded by this command (the daemon loads it)"
         elif semantic == "background":
             self.semantic_loading = True
-            self._loader = threading.Thread(target=self._open_semantic, args=(holder == "daemon",),
+            self._loader = threading.Thread(target=self._open_models, args=(holder == "daemon",),
                                             name="memory-model-loader", daemon=True)
             self._loader.start()
         else:
-            self._open_semantic()
+            self._open_models()
+
+    def _open_models(self, read_ahead: bool = False):
+        self._open_semantic(read_ahead)
+        self._open_reranker()
+
+    def _open_reranker(self):
+        from ovos_memory_service.vectors.reranker import RerankerUnavailable, load_reranker
+        if not self.config["rerank"]["enabled"]:
+            self.rerank_error = "reranking is disabled in the configuration"
+            return
+        try:
+            self.reranker = load_reranker(self.config["embeddings"].get("threads") or None)
+        except (RerankerUnavailable, OSError) as e:
+            LOG.info(f"memory.recall is not reranked: {e}")
+            self.rerank_error = str(e)
+            return
+        self.rerank_error = None
+        LOG.info(f"memory.recall in English is reranked by {self.reranker.name}")
 
     def _open_semantic(self, read_ahead: bool = False):
         """Load the model and the vector index; without them, keyword recall
@@ -320,8 +343,13 @@ class MemoryEngine(Upkeep):
         backend = self.backend(scope.persona_id)
         if not can_recall(backend):
             backend = self.personas.default_backend()
+        reranker = self.reranker if (scope.lang or "").lower().startswith("en") else None  # an English model
+        top = self.config["rerank"]["candidates"]
         with self.background.foreground():
-            return backend.relevant(scope, query, limit, threshold, where, kinds)
+            found = backend.relevant(scope, query, max(limit, top) if reranker else limit, threshold, where, kinds)
+            if reranker is not None:
+                found = reranked(reranker, query, found, top)
+        return found[:limit]
 
     def list(self, scope: Scope, kinds: Sequence[str] = KINDS, limit: int = 20,
              offset: int = 0, where: str = "user"):

@@ -91,6 +91,9 @@ class Upkeep:
                                 else semantic),
             "semantic_error": self.reader.semantic_error,
             "embedding_model": background.embedding.embedder.name if background.embedding else None,
+            # memory.recall in English reordered by a cross-encoder (its name), or why not
+            "reranker": self.reranker.name if self.reranker else None,
+            "rerank_error": self.rerank_error,
             "reembedding": self._reembedding(),
             "vectors": self.store.vector_count(),
             "pending_jobs": background.pending(),

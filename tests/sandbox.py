@@ -15,6 +15,7 @@ from pathlib import Path
 from ovos_bus_client import MessageBusClient
 
 from ovos_memory_service.client import MemoryClient, ResilientBusClient
+from ovos_memory_service.vectors.reranker import RERANK_LOADING
 
 
 def free_port() -> int:
@@ -133,7 +134,8 @@ class Stack:
         if wait:
             wait_ready(self.client)
             deadline = time.monotonic() + 60
-            while self.request("memory.stats").get("semantic_recall") == "loading":
+            while (stats := self.request("memory.stats")).get("semantic_recall") == "loading" \
+                    or stats.get("rerank_error") == RERANK_LOADING:
                 if time.monotonic() > deadline:
                     raise TimeoutError("the daemon's model did not load")
                 time.sleep(0.1)

