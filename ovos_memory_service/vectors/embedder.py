@@ -165,11 +165,13 @@ def _load_session(model, threads: Optional[int]) -> bool:
     return in_int8
 
 
-def onnx_session(path: Path, threads: Optional[int]):
+def onnx_session(path: Path, threads: Optional[int], rewrite: bool = True):
     """An onnxruntime session of the model at ``path`` with our options (no
     arena, no memory patterns, one inter-op thread, threads that sleep between
-    runs), its graph rewritten by vectors/onnx_graph.py where it can be; and
-    whether its MatMuls run in int8."""
+    runs), its graph rewritten by vectors/onnx_graph.py where it can be (with
+    ``rewrite``: reading the graph leaves ~40 MB of heap behind, so a model
+    that needs none is loaded from its file); and whether its MatMuls run in
+    int8 now."""
     import onnxruntime as ort
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -182,11 +184,12 @@ def onnx_session(path: Path, threads: Optional[int]):
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         options.intra_op_num_threads = threads
-    model = path.read_bytes()
-    try:
-        model, in_int8 = for_onnxruntime(model)
-    except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
-        in_int8 = False
+    model, in_int8 = str(path), False
+    if rewrite:
+        try:
+            model, in_int8 = for_onnxruntime(path.read_bytes())
+        except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
+            pass
     return ort.InferenceSession(model, providers=["CPUExecutionProvider"], sess_options=options), in_int8
 
 

@@ -50,14 +50,19 @@ class Reranker:
         from tokenizers import Tokenizer
 
         from ovos_memory_service.vectors.embedder import onnx_session
-        digest = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
+        digest = hashlib.sha256()
+        with open(folder / "model.onnx", "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        digest = digest.hexdigest()
         if digest != MODEL_SHA256:
             raise RerankerUnavailable(f"{folder / 'model.onnx'} is not the model this version knows "
                                       f"({RERANK_MODEL}): sha256 {digest}")
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(MAX_TOKENS)
         self.tokenizer.no_padding()
-        self.session, _ = onnx_session(folder / "model.onnx", threads)
+        # quantized by onnxruntime's own tools already: nothing to rewrite
+        self.session, _ = onnx_session(folder / "model.onnx", threads, rewrite=False)
         self.name = RERANK_MODEL
 
     def scores(self, query: str, texts: Sequence[str]) -> List[float]:
