@@ -151,10 +151,12 @@ MODEL_LOAD = textwrap.dedent("""
 @pytest.mark.stack
 def test_the_loaded_model_takes_less_memory_than_its_float32_weights(folder):
     """In a fresh process: the model's session and tokenizer took 97 MB when
-    onnxruntime folded the weights to float32 (90 MB of them); 68 MB now."""
+    onnxruntime folded the weights to float32 (90 MB of them), 68 MB in int8
+    with the session built from the rewritten model's bytes, 46 MB now that it
+    is built from a file."""
     out = subprocess.run([sys.executable, "-c", MODEL_LOAD, str(folder.parent)],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     grown = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"RSS grown by loading the model: {grown:.1f} MB")
-    assert grown < 80
+    assert grown < 58
