@@ -4,7 +4,7 @@ comes before one that only shares its words."""
 import pytest
 
 from ovos_memory_service.vectors.reranker import RERANK_MODEL, Reranker, RerankerUnavailable, model_folder
-from tests.helpers import scope, store, user
+from tests.helpers import assistant, scope, store, user
 
 # "flying" and "Madrid" are shared by the wrong memory as much as by the answer
 MADRID = ["The train to Porto was late again today.", "I take the train to work every day.",
@@ -37,6 +37,17 @@ def test_the_memory_that_answers_comes_first(make_engine):
     assert _recalled(engine, sc, "How did we get to Madrid?", limit=2)[0] == ANSWER
     stats = engine.stats(sc)
     assert stats["reranker"] == RERANK_MODEL and stats["rerank_error"] is None
+
+
+def test_a_reply_that_says_nothing_never_comes_before_the_answer(make_engine):
+    """The cross-encoder finds neither "Understood." nor the fact related to
+    the question (both at its floor): recall's own order stands there."""
+    engine = make_engine()
+    sc = scope()
+    for fact in ("I'm a vegetarian.", "Peanuts make my throat swell up."):
+        store(engine, sc, user(fact), assistant("Understood."))
+    assert engine.wait_idle()
+    assert _recalled(engine, sc, "what am I allergic to")[0] == "Peanuts make my throat swell up."
 
 
 def test_it_only_reorders_what_recall_finds(make_engine):
