@@ -343,8 +343,10 @@ class MemoryEngine(Upkeep):
         backend = self.backend(scope.persona_id)
         if not can_recall(backend):
             backend = self.personas.default_backend()
-        reranker = self.reranker if (scope.lang or "").lower().startswith("en") else None  # an English model
-        top = self.config["rerank"]["candidates"]
+        settings = self.config["rerank"]  # a reload may turn it off (turning it on loads it at a restart)
+        english = (scope.lang or "").lower().startswith("en")  # an English model
+        reranker = self.reranker if settings["enabled"] and english else None
+        top = settings["candidates"]
         with self.background.foreground():
             found = backend.relevant(scope, query, max(limit, top) if reranker else limit, threshold, where, kinds)
             if reranker is not None:

@@ -87,6 +87,17 @@ def test_turned_off_in_the_configuration(make_engine):
     assert stats["reranker"] is None and "disabled" in stats["rerank_error"]
 
 
+def test_a_reload_can_turn_it_off(make_engine):
+    from ovos_memory_service.config import build_config
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, MADRID)
+    engine.reload(build_config({**engine.config, "rerank": {"enabled": False}}))
+    plain = make_engine(data_dir=engine.config["data_dir"] + "-plain", rerank={"enabled": False})
+    _told(plain, sc, MADRID)
+    assert _recalled(engine, sc, "How did we get to Madrid?") == _recalled(plain, sc, "How did we get to Madrid?")
+
+
 def test_a_pair_scores_the_same_whatever_is_scored_beside_it():
     reranker = Reranker(model_folder())
     alone = reranker.scores("How did we get to Madrid?", [ANSWER])
