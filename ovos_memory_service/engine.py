@@ -344,7 +344,7 @@ class MemoryEngine(Upkeep):
         if not can_recall(backend):
             backend = self.personas.default_backend()
         settings = self.config["rerank"]  # a reload may turn it off (turning it on loads it at a restart)
-        english = (scope.lang or "").lower().startswith("en")  # an English model
+        english = self.lang(scope).lower().startswith("en")  # an English model
         reranker = self.reranker if settings["enabled"] and english else None
         top = settings["candidates"]
         with self.background.foreground():

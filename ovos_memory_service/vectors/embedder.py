@@ -183,12 +183,8 @@ def onnx_session(path: Path, threads: Optional[int], rewrite: bool = True):
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         options.intra_op_num_threads = threads
-    original = path.read_bytes() if rewrite else b""
-    try:
-        model, in_int8 = for_onnxruntime(original) if rewrite else (original, False)
-    except (ValueError, IndexError, UnicodeDecodeError):  # not a model this reads: as it is
-        model, in_int8 = original, False
-    if model is original:
+    model, in_int8 = _rewritten(path) if rewrite else (None, False)
+    if model is None:
         return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"], sess_options=options), in_int8
     # a session built from bytes keeps ~20 MB more than one built from a file
     # (the bundled model: 55 against 33 MB); the file is not needed once loaded
@@ -198,6 +194,18 @@ def onnx_session(path: Path, threads: Optional[int], rewrite: bool = True):
         del model
         session = ort.InferenceSession(file.name, providers=["CPUExecutionProvider"], sess_options=options)
     return session, in_int8
+
+
+def _rewritten(path: Path):
+    """The model at ``path`` with vectors/onnx_graph.py's rewrites, or None if
+    none applies (or it is not a model that reads); whether its MatMuls run
+    in int8."""
+    original = path.read_bytes()
+    try:
+        model, in_int8 = for_onnxruntime(original)
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return None, False
+    return (None if model is original else model), in_int8
 
 
 def release_free_memory():
