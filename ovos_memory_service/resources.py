@@ -46,8 +46,9 @@ def stop_words(lang: str) -> FrozenSet[str]:
 @lru_cache(maxsize=32)
 def topics(lang: str) -> Dict[str, Tuple[str, ...]]:
     """``locale/<lang>/topics.list``: a word that names a topic ("pet") -> the
-    words that say it is being talked about ("dog", "cat"...). One way only:
-    "cat" does not lead back to "pet", nor to "dog"."""
+    topic's other names ("pets", "animal") and the words that say it is being
+    talked about ("dog", "cat"...). One way only: "cat" does not lead back to
+    "pet", nor to "dog"."""
     folder = match_lang(lang)
     path = locale_dir() / folder / "topics.list" if folder else None
     if path is None or not path.exists():
@@ -55,8 +56,9 @@ def topics(lang: str) -> Dict[str, Tuple[str, ...]]:
     found: Dict[str, Tuple[str, ...]] = {}
     for line in read_list(path):
         heads, _, members = line.partition(":")
+        names = [h.strip().lower() for h in heads.split(",") if h.strip()]
         words = tuple(w.strip().lower() for w in members.split(",") if w.strip())
-        for head in (h.strip().lower() for h in heads.split(",")):
-            if head:
-                found[head] = tuple(dict.fromkeys(found.get(head, ()) + words))
+        for head in names:
+            others = tuple(n for n in names if n != head)
+            found[head] = tuple(dict.fromkeys(found.get(head, ()) + others + words))
     return found

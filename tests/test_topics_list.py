@@ -57,11 +57,29 @@ def test_no_stop_words(lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_loaded_by_the_service(lang):
-    """resources.topics() reads each file: every head leads to its own line's members."""
+def test_a_head_leads_to_the_other_heads_of_its_line(lang):
+    """resources.topics() reads each file: a head leads to the other heads of
+    its line (one topic's names, "wohnt" and "lebt") and to its members."""
     from ovos_memory_service.resources import topics
     topics.cache_clear()
     known = topics(lang)
     for _, heads, members in parse(lang)[1]:
         for head in heads:
-            assert set(known[head]) == set(members)
+            assert set(known[head]) == set(heads) - {head} | set(members)
+
+
+def test_where_my_relative_lives_finds_the_one_who_lives_there(make_engine, tmp_path):
+    """German says "lebt" and "wohnt" for "lives": asked with one, recall puts
+    the memory that says the other above a neighbour found through the topic's
+    words ("Nachbarn"), whichever model compares the meanings."""
+    from tests.helpers import exchange, scope
+    for model in ("", "google/universal-sentence-encoder-multilingual-3"):
+        engine = make_engine(data_dir=str(tmp_path / (model.replace('/', '_') or 'default')),
+                             embeddings={"model": model})
+        sc = scope(lang="de-de")
+        exchange(engine, sc, "Mein Schwager Jens wohnt in Leipzig.", "Notiert.")
+        exchange(engine, sc, "Samstags spiele ich Tennis mit meinem Nachbarn.", "Klingt gut.")
+        exchange(engine, sc, "Meine Frau heißt Katrin.", "Okay.")
+        assert engine.wait_idle(timeout=120)
+        found = engine.recall(scope(session="s2", lang="de-de"), "wo lebt der Mann meiner Schwester", threshold=0)
+        assert found[0].content == "Mein Schwager Jens wohnt in Leipzig.", (model, [i.content for i in found])
