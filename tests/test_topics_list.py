@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import exchange, scope
+
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 LANGS = ["en-us", "pt-pt", "es-es", "de-de"]
 WORD = re.compile(r"^\w+$", re.UNICODE)
@@ -72,7 +74,6 @@ def test_where_my_relative_lives_finds_the_one_who_lives_there(make_engine, tmp_
     """German says "lebt" and "wohnt" for "lives": asked with one, recall puts
     the memory that says the other above a neighbour found through the topic's
     words ("Nachbarn"), whichever model compares the meanings."""
-    from tests.helpers import exchange, scope
     for model in ("", "google/universal-sentence-encoder-multilingual-3"):
         engine = make_engine(data_dir=str(tmp_path / (model.replace('/', '_') or 'default')),
                              embeddings={"model": model})
