@@ -70,17 +70,16 @@ def test_a_head_leads_to_the_other_heads_of_its_line(lang):
             assert set(known[head]) == set(heads) - {head} | set(members)
 
 
-def test_where_my_relative_lives_finds_the_one_who_lives_there(make_engine, tmp_path):
+@pytest.mark.parametrize("model", ["", "google/universal-sentence-encoder-multilingual-3"])
+def test_where_my_relative_lives_finds_the_one_who_lives_there(make_engine, model):
     """German says "lebt" and "wohnt" for "lives": asked with one, recall puts
     the memory that says the other above a neighbour found through the topic's
     words ("Nachbarn"), whichever model compares the meanings."""
-    for model in ("", "google/universal-sentence-encoder-multilingual-3"):
-        engine = make_engine(data_dir=str(tmp_path / (model.replace('/', '_') or 'default')),
-                             embeddings={"model": model})
-        sc = scope(lang="de-de")
-        exchange(engine, sc, "Mein Schwager Jens wohnt in Leipzig.", "Notiert.")
-        exchange(engine, sc, "Samstags spiele ich Tennis mit meinem Nachbarn.", "Klingt gut.")
-        exchange(engine, sc, "Meine Frau heißt Katrin.", "Okay.")
-        assert engine.wait_idle(timeout=120)
-        found = engine.recall(scope(session="s2", lang="de-de"), "wo lebt der Mann meiner Schwester", threshold=0)
-        assert found[0].content == "Mein Schwager Jens wohnt in Leipzig.", (model, [i.content for i in found])
+    engine = make_engine(embeddings={"model": model})
+    sc = scope(lang="de-de")
+    exchange(engine, sc, "Mein Schwager Jens wohnt in Leipzig.", "Notiert.")
+    exchange(engine, sc, "Samstags spiele ich Tennis mit meinem Nachbarn.", "Klingt gut.")
+    exchange(engine, sc, "Meine Frau heißt Katrin.", "Okay.")
+    assert engine.wait_idle(timeout=120)
+    found = engine.recall(scope(session="s2", lang="de-de"), "wo lebt der Mann meiner Schwester", threshold=0)
+    assert found[0].content == "Mein Schwager Jens wohnt in Leipzig.", [i.content for i in found]
