@@ -8,7 +8,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from ovos_utils.log import LOG
 
@@ -350,8 +350,16 @@ class MemoryEngine(Upkeep):
         with self.background.foreground():
             found = backend.relevant(scope, query, max(limit, top) if reranker else limit, threshold, where, kinds)
             if reranker is not None:
-                found = reranked(reranker, query, found, top)
+                found = reranked(reranker, query, found, top, self._turns_before(scope, found[:top], kinds, where))
         return found[:limit]
+
+    def _turns_before(self, scope: Scope, items: List[MemoryItem], kinds: Sequence[str],
+                      where: str) -> Dict[str, MemoryItem]:
+        """id -> the turn said just before it, for the turns among ``items``
+        (of those the scope may see)."""
+        turns = [item for item in items if item.kind == "turn"]
+        adjacent = self.reader.adjacent_turns(scope, [item.id for item in turns], kinds, where)
+        return {item.id: turn for item in turns for turn in adjacent.get(item.id, []) if turn.seq < item.seq}
 
     def list(self, scope: Scope, kinds: Sequence[str] = KINDS, limit: int = 20,
              offset: int = 0, where: str = "user"):

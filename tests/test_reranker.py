@@ -117,3 +117,14 @@ def test_a_bad_rerank_setting_names_the_key(block):
     from ovos_memory_service.config import build_config
     with pytest.raises(ValueError, match="memory_service.rerank"):
         build_config({"rerank": block})
+
+
+def test_a_reply_is_read_with_the_question_it_answers(make_engine):
+    """"Lisbon, with my sister." says where the user went only after the
+    question it answers: the cross-encoder reads a turn after the one before it."""
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, ["Summer holidays are my favourite time to travel.", "I travel for work most weeks."])
+    store(engine, sc, assistant("Where did you go on holiday last summer?"), user("Lisbon, with my sister."))
+    _told(engine, sc, ["My sister travels a lot in summer."])
+    assert _recalled(engine, sc, "Which city did I visit on my summer holiday?", limit=1) == ["Lisbon, with my sister."]

