@@ -61,7 +61,7 @@ DEFAULTS = {
     "embeddings": {"enabled": True, "model": "", "model_path": "", "threads": 0, "batch_size": 16},
     # memory.recall in English: a cross-encoder reorders its first ``candidates`` (extra
     # "rerank"; vectors/reranker.py); off without the extra or with enabled false
-    "rerank": {"enabled": True, "candidates": 15},
+    "rerank": {"enabled": True, "candidates": 25},
     # the vector index is compacted this often while it receives vectors
     "vector_compact_minutes": 10,
     # where memories are kept: "sqlite" (SQLite + LanceDB in data_dir, one process) or
