@@ -2,8 +2,8 @@
 
 A cross-encoder reads the query and a memory together, so it judges whether
 the memory answers the question better than two embeddings compared can
-(LoCoMo's development split: evidence_recall@5 0.622 -> 0.691, README). It
-costs one model run per candidate, so it reorders only the first
+(LoCoMo's development split: evidence_recall@5 0.622 -> 0.746, README). It
+costs a model run or two per candidate, so it reorders only the first
 ``rerank.candidates`` of ``memory.recall`` (never a context build, whose
 budget it would pass), and only in English: the model,
 cross-encoder/ms-marco-MiniLM-L-12-v2 (Apache-2.0) in int8, is an English
