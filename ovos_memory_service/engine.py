@@ -24,6 +24,7 @@ from ovos_memory_service.facts.model import Fact, derived_only_from, record
 from ovos_memory_service.history import TurnWriter, live_window
 from ovos_memory_service.items import EXPLICIT_KINDS, KINDS, MemoryItem
 from ovos_memory_service.personas import PersonaRegistry
+from ovos_memory_service.relevance import saying_something_first
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store import Store, open_store
 from ovos_memory_service.upkeep import Upkeep
@@ -350,7 +351,9 @@ class MemoryEngine(Upkeep):
         with self.background.foreground():
             found = backend.relevant(scope, query, max(limit, top) if reranker else limit, threshold, where, kinds)
             if reranker is not None:
-                found = reranked(reranker, query, found, top, self._turns_before(scope, found[:top], kinds, where))
+                found = saying_something_first(
+                    reranked(reranker, query, found, top, self._turns_before(scope, found[:top], kinds, where)),
+                    self.lang(scope))
         return found[:limit]
 
     def _turns_before(self, scope: Scope, items: List[MemoryItem], kinds: Sequence[str],

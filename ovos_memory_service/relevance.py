@@ -27,6 +27,8 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
+from ovos_memory_service.words import says_nothing
+
 # logistic weights: (intercept, similarity, coverage, topic) per embedding model
 # (vectors/embedder.py), and (intercept, coverage, topic) without a vector
 WITH_MEANING = {
@@ -77,14 +79,22 @@ RANK_WEIGHT = 0.5
 RANK_K = 5
 
 
-def most_relevant(items: List, threshold: float) -> List:
+def most_relevant(items: List, threshold: float, lang: str) -> List:
     """Items of at least ``threshold`` relevance, best first: exact matches,
     then by their places in the relevance order and in the backend's
-    (``rank_score``) together."""
+    (``rank_score``) together; a turn that says nothing on its own last."""
     kept = [item for item in items if item.score >= threshold]
     by_rank = {id(item): place for place, item in
                enumerate(sorted(kept, key=lambda item: item.rank_score, reverse=True))}
     by_relevance = sorted(kept, key=lambda item: (item.score, item.rank_score), reverse=True)
-    order = {id(item): (item.score >= 1.0, 1 / (RANK_K + place) + RANK_WEIGHT / (RANK_K + by_rank[id(item)]))
+    order = {id(item): 1 / (RANK_K + place) + RANK_WEIGHT / (RANK_K + by_rank[id(item)])
              for place, item in enumerate(by_relevance)}
-    return sorted(by_relevance, key=lambda item: order[id(item)], reverse=True)
+    return saying_something_first(sorted(by_relevance, key=lambda item: order[id(item)], reverse=True), lang)
+
+
+def saying_something_first(items: List, lang: str) -> List:
+    """``items`` in their order, but exact matches first and the turns that
+    say nothing on their own ("Okay.", "¡Qué bien!") last: such a reply can
+    be as close to a question in meaning, or lifted by the turn it follows,
+    yet it never answers it for the one who asks (issue 16)."""
+    return sorted(items, key=lambda item: (item.score < 1.0, item.kind == "turn" and says_nothing(item.content, lang)))

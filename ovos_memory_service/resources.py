@@ -34,13 +34,22 @@ def read_list(path: Path) -> list:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-@lru_cache(maxsize=32)
-def stop_words(lang: str) -> FrozenSet[str]:
+@lru_cache(maxsize=64)
+def word_list(lang: str, name: str) -> FrozenSet[str]:
+    """The lowercased words of ``locale/<lang>/<name>.list`` (none if missing)."""
     folder = match_lang(lang)
-    if folder is None:
-        return frozenset()
-    path = locale_dir() / folder / "stopwords.list"
-    return frozenset(w.lower() for w in read_list(path)) if path.exists() else frozenset()
+    path = locale_dir() / folder / f"{name}.list" if folder else None
+    return frozenset(w.lower() for w in read_list(path)) if path and path.exists() else frozenset()
+
+
+def stop_words(lang: str) -> FrozenSet[str]:
+    """Words keyword recall leaves out: they match everything and find nothing."""
+    return word_list(lang, "stopwords")
+
+
+def acknowledgements(lang: str) -> FrozenSet[str]:
+    """Words that say nothing on their own ("okay", "thanks", "vale")."""
+    return word_list(lang, "acknowledgements")
 
 
 @lru_cache(maxsize=32)

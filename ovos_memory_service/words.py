@@ -3,7 +3,7 @@ relevance look for (stop words and topic words from locale/<lang>/)."""
 import re
 from typing import Dict, List, Sequence, Tuple
 
-from ovos_memory_service.resources import stop_words, topics
+from ovos_memory_service.resources import acknowledgements, stop_words, topics
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -20,6 +20,14 @@ def keywords(text: str, lang: str) -> List[str]:
             if (len(token) > 1 or token.isdigit()) and token not in stops and token not in words:
                 words.append(token)
     return words
+
+
+def says_nothing(text: str, lang: str) -> bool:
+    """A text that says nothing on its own: only acknowledgements, thanks,
+    greetings and stop words ("Okay.", "Got it, thanks!", "¡Qué bien!").
+    A reply like that means something only after what it answers."""
+    nothing = acknowledgements(lang)
+    return all(word in nothing for word in keywords(text, lang))
 
 
 def topic_words(words: Sequence[str], lang: str) -> Dict[str, Tuple[str, ...]]:

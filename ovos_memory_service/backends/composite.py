@@ -157,7 +157,7 @@ class CompositeBackend(Backend):
         """``memory.recall``: every fused candidate scored, those of at least
         ``threshold`` (and ``min_score``) relevance, most relevant first."""
         hits = self.reader.score(scope, query, self._fused(scope, query, [], [], limit, where, kinds, ""))
-        return most_relevant(hits, max(threshold, self.min_score or 0.0))[:limit]
+        return most_relevant(hits, max(threshold, self.min_score or 0.0), scope.lang)[:limit]
 
     def _lift_neighbors(self, scope, hits, raw_window, exclude_content, where, kinds):
         """Add ``neighbor_weight`` x a hit's fused score to the rank of the turns

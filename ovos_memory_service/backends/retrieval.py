@@ -82,7 +82,7 @@ class RetrievalBackend(Backend):
                  kinds: Sequence[str] = ()) -> List[MemoryItem]:
         """``memory.recall``: hits of at least ``threshold`` relevance, most relevant first."""
         hits = self.candidates(scope, query, [], [], max(2 * limit, RELEVANT_FETCH), where, kinds)
-        return most_relevant(self.reader.score(scope, query, hits), threshold)[:limit]
+        return most_relevant(self.reader.score(scope, query, hits), threshold, scope.lang)[:limit]
 
     def context_blocks(self, scope, utterance, now):
         return [], []  # a retriever contributes through recall, not blocks
