@@ -2,6 +2,7 @@
 before a memory that says something, in any language, whichever model
 compares the meanings (issue 16: personal facts first)."""
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,14 @@ def test_acknowledgements_say_nothing(text, lang):
     ("Rex", "en-us"), ("42", "en-us")])
 def test_a_word_of_its_own_says_something(text, lang):
     assert not says_nothing(text, lang)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_acknowledgements_list_format(lang):
+    """One lowercase word a line (a phrase is its words: "de acuerdo" is
+    "acuerdo" after the stop word "de"), none twice, none a stop word."""
+    from ovos_memory_service.resources import locale_dir, read_list, stop_words
+    words = read_list(locale_dir() / lang / "acknowledgements.list")
+    assert words and len(words) == len(set(words))
+    assert all(re.fullmatch(r"\w+", w) and w == w.lower() for w in words), words
+    assert not set(words) & stop_words(lang)
