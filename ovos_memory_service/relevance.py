@@ -96,5 +96,5 @@ def saying_something_first(items: List, lang: str) -> List:
     """``items`` in their order, but exact matches first and the turns that
     say nothing on their own ("Okay.", "¡Qué bien!") last: such a reply can
     be as close to a question in meaning, or lifted by the turn it follows,
-    yet it never answers it for the one who asks (issue 16)."""
+    yet it never answers it for the one who asks."""
     return sorted(items, key=lambda item: (item.score < 1.0, item.kind == "turn" and says_nothing(item.content, lang)))

@@ -1,5 +1,6 @@
 """The searchable words of a text, in its language: what keyword recall and
-relevance look for (stop words and topic words from locale/<lang>/)."""
+relevance look for, and whether a text says anything on its own (stop words,
+acknowledgements and topic words from locale/<lang>/)."""
 import re
 from typing import Dict, List, Sequence, Tuple
 
