@@ -24,7 +24,8 @@ def test_the_backends_ranking_lifts_a_memory_nearly_as_relevant():
 
 def test_a_reply_that_says_nothing_stays_below_the_fact_that_answers():
     items = [item("Okay.", 0.21, 0.9), item("My wife's name is Clara.", 0.42, 0.8),
-             item("My dog is called Rex.", 0.51, 0.7), item("I ride my bike to work.", 0.30, 0.6), item("My sister lives in Lisbon.", 0.25, 0.5)]
+             item("My dog is called Rex.", 0.51, 0.7), item("I ride my bike to work.", 0.30, 0.6),
+             item("My sister lives in Lisbon.", 0.25, 0.5)]
     assert contents(most_relevant(items, 0.0, "en-us"))[0] == "My dog is called Rex."
     assert contents(most_relevant(items, 0.0, "en-us"))[-1] == "Okay."
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ovos_memory_service.resources import locale_dir, read_list, stop_words
 from ovos_memory_service.words import says_nothing
 from tests.helpers import exchange, scope
 
@@ -35,6 +36,7 @@ def test_a_reply_that_says_nothing_never_comes_before_the_fact(make_engine, mode
         seen += any(acknowledged)
     assert seen, "no recall returned an acknowledgement: nothing was checked"
 
+
 @pytest.mark.parametrize("text, lang", [
     ("Okay.", "en-us"), ("Got it, thanks!", "en-us"), ("Sounds good.", "en-us"), ("Nice.", "en-us"),
     ("Vale.", "es-es"), ("¡Qué bien!", "es-es"), ("De acuerdo.", "es-es"), ("Apuntado.", "es-es"),
@@ -56,7 +58,6 @@ def test_a_word_of_its_own_says_something(text, lang):
 def test_acknowledgements_list_format(lang):
     """One lowercase word a line (a phrase is its words: "de acuerdo" is
     "acuerdo" after the stop word "de"), none twice, none a stop word."""
-    from ovos_memory_service.resources import locale_dir, read_list, stop_words
     words = read_list(locale_dir() / lang / "acknowledgements.list")
     assert words and len(words) == len(set(words))
     assert all(re.fullmatch(r"\w+", w) and w == w.lower() for w in words), words
