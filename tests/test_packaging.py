@@ -56,9 +56,8 @@ def module_providers() -> dict:
 
 
 # the shared store's modules import what the "postgresql" extra installs, the
-# multilingual model's what "multilingual" does, the reranker's what "rerank" does
+# reranker's what "rerank" does
 EXTRA_FOLDERS = {"postgresql": ROOT / "ovos_memory_service" / "store" / "postgresql",
-                 "multilingual": ROOT / "ovos_memory_service" / "vectors" / "multilingual.py",
                  "rerank": ROOT / "ovos_memory_service" / "vectors" / "reranker.py"}
 
 
@@ -78,7 +77,7 @@ def imported_top_level_modules(extra: str = "") -> set:
 
 
 @pytest.mark.stack
-@pytest.mark.parametrize("extra", ["", "postgresql", "multilingual", "rerank"])
+@pytest.mark.parametrize("extra", ["", "postgresql", "rerank"])
 def test_every_imported_module_is_declared(tmp_path, extra):
     requires = egg_info(tmp_path)
     declared = install_requires(requires)

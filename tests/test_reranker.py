@@ -81,6 +81,13 @@ def test_other_languages_are_not_reranked(make_engine):
     assert _recalled(off, pt, "Como fomos para Madrid?") == reranked
 
 
+def test_a_device_in_another_language_does_not_load_it(make_engine):
+    """It reads English only: on a Portuguese device it would hold its memory for nothing."""
+    engine = make_engine(lang="pt-pt")
+    stats = engine.stats(scope(lang="pt-pt"))
+    assert stats["reranker"] is None and "English" in stats["rerank_error"]
+
+
 def test_turned_off_in_the_configuration(make_engine):
     engine = make_engine(rerank={"enabled": False})
     stats = engine.stats(scope())

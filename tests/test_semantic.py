@@ -45,6 +45,36 @@ def test_the_multilingual_model_finds_a_portuguese_paraphrase(make_engine):
     assert found[0].content == "O meu cão chama-se Rex."
 
 
+@pytest.mark.parametrize("lang", ["pt-pt", "es-es", "de-de", "fr-fr"])
+def test_a_device_in_another_language_embeds_with_the_multilingual_model_by_default(make_engine, lang):
+    engine = make_engine(lang=lang)
+    assert engine.stats(scope(lang=lang))["embedding_model"] == MULTILINGUAL
+
+
+def test_an_english_device_keeps_the_english_model_by_default(make_engine):
+    engine = make_engine(lang="en-us")
+    assert engine.stats(scope())["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def test_a_change_of_language_embeds_the_store_again_and_recalls_by_meaning_meanwhile(make_engine,
+                                                                                    multilingual_gate):
+    engine = make_engine(lang="en-us")
+    sc = scope()
+    exchange(engine, sc, "My dog is called Rex", "What a good boy")
+    exchange(engine, sc, "I bought a new bicycle yesterday", "Enjoy the rides")
+    engine.wait_idle()
+    engine.close()
+    engine = make_engine(lang="pt-pt")  # the device's language changed in mycroft.conf
+    # the English model answers by meaning until the store is embedded again
+    assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
+        == "My dog is called Rex"
+    multilingual_gate.opened.set()
+    assert engine.wait_idle()
+    assert engine.stats(sc)["embedding_model"] == MULTILINGUAL and engine.stats(sc)["pending_jobs"] == 0
+    assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
+        == "My dog is called Rex"
+
+
 def test_another_model_embeds_the_store_again_in_the_background(make_engine):
     engine = make_engine()
     sc = scope()

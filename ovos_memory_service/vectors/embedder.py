@@ -37,6 +37,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from ovos_memory_service.resources import is_english
 from ovos_memory_service.vectors.onnx_graph import for_onnxruntime
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -58,8 +59,12 @@ class EmbeddingsUnavailable(RuntimeError):
     """Semantic recall cannot run here; the message says why."""
 
 
-def model_name(config: dict) -> str:
-    name = os.environ.get(MODEL_ENV) or config.get("model") or DEFAULT_MODEL
+def model_name(config: dict, lang: str = "") -> str:
+    """The ``embeddings`` block's model; by default the one that knows the
+    device's language: all-MiniLM-L6-v2 in English (and when no language is
+    set), the multilingual model in any other."""
+    default = DEFAULT_MODEL if is_english(lang) else MULTILINGUAL_MODEL
+    name = os.environ.get(MODEL_ENV) or config.get("model") or default
     if "/" not in name and name.startswith("all-"):
         name = f"sentence-transformers/{name}"  # Memori's short form
     return name
@@ -242,11 +247,12 @@ def _libc():
         return None
 
 
-def load_embedder(config: dict, cache_dir: Path, name: Optional[str] = None) -> Embedder:
+def load_embedder(config: dict, cache_dir: Path, name: Optional[str] = None, lang: str = "") -> Embedder:
     """The configured model (``embeddings`` block): ``model``, ``model_path``,
-    ``threads``; or the model ``name``, with the block's other settings."""
+    ``threads`` (the default model of the device's ``lang`` if it names none);
+    or the model ``name``, with the block's other settings."""
     tune_malloc()  # before onnxruntime starts its threads
-    name = name or model_name(config)
+    name = name or model_name(config, lang)
     if name == MULTILINGUAL_MODEL:
         from ovos_memory_service.vectors.multilingual import shared_multilingual
         return shared_multilingual(config.get("threads") or None, config.get("batch_size", 16))
