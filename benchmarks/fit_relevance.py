@@ -23,6 +23,7 @@ import math
 import os
 import sys
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 
@@ -38,24 +39,27 @@ from ovos_memory_service.items import KINDS  # noqa: E402
 def pairs(engine, stored):
     """(split, evidence, label) for every query and memory of every scenario,
     but the query's context turns (and facts learnt only from them);
-    returns (pairs, how many were left out)."""
-    out, left_out = [], 0
+    returns (pairs, how many were left out, (split, query, the cosines of
+    every memory of its user) per query)."""
+    out, left_out, spreads = [], 0, []
     for scenario in stored:
         items = engine.list(scenario.scope, KINDS, 10_000, 0, "all")[0]
         for query in scenario.queries:
             relevant, context = scenario.relevant_ids(query), scenario.context_ids(query)
             _, evidence = engine.reader.evidence(scenario.scope, query["query"], items)
+            spreads.append((scenario.split, query["query"],
+                            [ev.similarity for ev in evidence if ev.similarity is not None]))
             for item, ev in zip(items, evidence):
                 label = judged(item, relevant, context)
                 if label is None:
                     left_out += 1
                 else:
                     out.append((scenario.split, ev, label))
-    return out, left_out
+    return out, left_out, spreads
 
 
 def design(rows, with_meaning: bool):
-    x = [[1.0, ev.similarity, ev.coverage, ev.topic] if with_meaning else [1.0, ev.coverage, ev.topic]
+    x = [[1.0, ev.similarity, ev.standout, ev.coverage, ev.topic] if with_meaning else [1.0, ev.coverage, ev.topic]
          for ev, _ in rows]
     return np.asarray(x, dtype=float), np.asarray([label for _, label in rows], dtype=float)
 
@@ -87,21 +91,6 @@ def recall_at_precision(rows, score, precision: float) -> float:
     return best / max(1, relevant)
 
 
-def ceiling(rows, precision: float) -> float:
-    """The best recall at ``precision`` on ``rows`` themselves of a linear score
-    of the features, over a grid of weights for coverage (0-5, step 0.1) and
-    topic words (0-5, step 0.25) per unit of similarity, which holds the fitted
-    ratios: near what any calibration of these features can reach on them."""
-    x = np.asarray([[ev.similarity, ev.coverage, ev.topic] for ev, _ in rows])
-    best = 0.0
-    for b_cov in np.arange(0.0, 5.01, 0.1):
-        for b_topic in np.arange(0.0, 5.01, 0.25):
-            z = x @ np.array([1.0, b_cov, b_topic])
-            scored = {id(ev): value for (ev, _), value in zip(rows, z)}
-            best = max(best, recall_at_precision(rows, lambda ev: scored[id(ev)], precision))
-    return best
-
-
 def losses(rows, score):
     eps = 1e-9
     log_loss = brier = 0.0
@@ -112,38 +101,68 @@ def losses(rows, score):
     return log_loss / max(1, len(rows)), brier / max(1, len(rows))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=os.path.join(ROOT, "benchmarks", "relevance"))
-    parser.add_argument("--embeddings-model", default="", help="embeddings.model (default: the default model)")
-    args = parser.parse_args()
+# each model is fitted on the languages it serves by default (vectors/embedder.py)
+MODELS = {"sentence-transformers/all-MiniLM-L6-v2": ("en-us",),
+          "google/universal-sentence-encoder-multilingual-3": ("pt-pt", "es-es", "de-de")}
+
+
+def prior(found) -> tuple:
+    """The mean and standard deviation of a query's cosines to a user's
+    memories, averaged over the development queries."""
+    means, stds = [], []
+    for split, query, similarities in found:
+        if split == "dev" and len(similarities) > 1:
+            means.append(float(np.mean(similarities)))
+            stds.append(float(np.std(similarities)))
+    return float(np.mean(means)), float(np.mean(stds))
+
+
+def fit_model(model: str, langs, data: str):
+    sets = [s for s in load_sets(data) if s["lang"] in langs]
     with tempfile.TemporaryDirectory() as tmp:
-        engine = open_engine(tmp, embeddings={"model": args.embeddings_model})
+        engine = open_engine(tmp, embeddings={"model": model})
         try:
-            found, context = pairs(engine, store_scenarios(engine, load_sets(args.data)))
-            model = engine.reader.queries.embedder.name
+            found, context, spreads = pairs(engine, store_scenarios(engine, sets))
         finally:
             engine.close()
-    rows = {split: [(ev, label) for s, ev, label in found if s == split and not ev.exact] for split in ("dev", "test")}
-    print(f"pairs: dev {len(rows['dev'])}, test {len(rows['test'])} (exact matches left out: they score 1; "
+    rows = {split: [(ev, label) for s, ev, label in found if s == split and not (ev.exact or ev.says_nothing)]
+            for split in ("dev", "test")}
+    print(f"== {model} on {', '.join(langs)}")
+    print(f"pairs: dev {len(rows['dev'])}, test {len(rows['test'])} (exact matches and turns that say "
+          f"nothing left out: they score 1 and 0; "
           f"{context} context pairs left out: about the query only through the conversation)")
+    mean, std = prior(spreads)
+    print(f'SPREAD_PRIOR["{model}"] = ({mean:.2f}, {std:.2f})')
     with_vectors = [(ev, y) for ev, y in rows["dev"] if ev.similarity is not None]
     meaning = tuple(float(w) for w in fit_logistic(*design(with_vectors, True)))
-    keywords = tuple(float(w) for w in fit_logistic(*design(rows["dev"], False)))
     print(f'WITH_MEANING["{model}"] = ({", ".join(f"{w:.2f}" for w in meaning)})')
-    print(f"KEYWORDS_ONLY = ({', '.join(f'{w:.2f}' for w in keywords)})")
     current = relevance.weights_for(model)
     for name, score in (("current", lambda ev: relevance.relevance(ev, current)),
-                        ("fitted", lambda ev: relevance.relevance(ev, meaning, keywords))):
+                        ("fitted", lambda ev: relevance.relevance(ev, meaning))):
         for split in ("dev", "test"):
             log_loss, brier = losses(rows[split], score)
             print(f"{name:8} {split:5} log loss {log_loss:.4f}  Brier {brier:.4f}")
-    print("recall of the pairs at precision 0.98 (exact matches left out): with the fitted weights, "
-          "and the best of a grid of weights searched on that split itself")
+    print("recall of the pairs at precision 0.98 with the fitted weights")
     for split in ("dev", "test"):
         embedded = [(ev, y) for ev, y in rows[split] if ev.similarity is not None]
-        fitted = recall_at_precision(embedded, lambda ev: relevance.relevance(ev, meaning, keywords), 0.98)
-        print(f"  {split:5} fitted {fitted:.3f}, best {ceiling(embedded, 0.98):.3f}")
+        print(f"  {split:5} {recall_at_precision(embedded, lambda ev: relevance.relevance(ev, meaning), 0.98):.3f}")
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=os.path.join(ROOT, "benchmarks", "relevance"))
+    parser.add_argument("--models", nargs="*", default=list(MODELS), help="the models to fit (default: both)")
+    args = parser.parse_args()
+    every = {"dev": [], "test": []}
+    for model in args.models:
+        for split, rows in fit_model(model, MODELS[model], args.data).items():
+            every[split] += rows
+    keywords = tuple(float(w) for w in fit_logistic(*design(every["dev"], False)))
+    print(f"== without a vector, every language\nKEYWORDS_ONLY = ({', '.join(f'{w:.2f}' for w in keywords)})")
+    for split in ("dev", "test"):
+        log_loss, brier = losses(every[split], lambda ev: relevance.relevance(replace(ev, similarity=None), None, keywords))
+        print(f"fitted   {split:5} log loss {log_loss:.4f}  Brier {brier:.4f}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 ``score`` should be how likely a person would say the memory is about the query,
 so that ``memory.recall``'s threshold and ``memory.forget``'s stricter one keep
 what is about the query and nothing else. Every scenario of every language is
-stored as one conversation of its own user through ``MemoryEngine.update_history``
+stored as one conversation of its own user, on an engine whose device language is the
+set's (so each language is measured with its default model), through ``MemoryEngine.update_history``
 (one update per exchange, as ovos-persona sends them), the background work
 (embeddings, rule-based facts) is drained with ``wait_idle``, then every query is
 asked with ``MemoryEngine.recall(limit=50, threshold=0)`` over every kind (or
@@ -264,26 +265,28 @@ def main():
         config["memory_module"] = args.module
 
     data = load(langs, args.data)
-    engine = MemoryEngine(build_config({**config, "data_dir": tempfile.mkdtemp(prefix="relevance-")}))
-    engine.open()
-    try:
-        started = time.perf_counter()
-        stored = []
-        for dataset in data:
-            for scenario in dataset["scenarios"]:
-                if scenario["split"] in splits:
-                    stored.append((dataset["lang"], scenario, ingest(engine, dataset["lang"], scenario)))
-        ingest_s = time.perf_counter() - started
-        if not engine.wait_idle(timeout=3600):
-            print("warning: background work still pending after an hour", file=sys.stderr)
-        idle_s = time.perf_counter() - started - ingest_s
-        records = []
-        t0 = time.perf_counter()
-        for lang, scenario, ref_of in stored:
-            records += ask(engine, lang, scenario["split"], scenario, ref_of, kinds)
-        query_s = time.perf_counter() - t0
-    finally:
-        engine.close()
+    stored, records = [], []
+    ingest_s = idle_s = query_s = 0.0
+    for dataset in data:  # each language on a device set to it (its default model)
+        engine = MemoryEngine(build_config({"lang": dataset["lang"], **config,
+                                            "data_dir": tempfile.mkdtemp(prefix="relevance-")}))
+        engine.open()
+        try:
+            started = time.perf_counter()
+            mine = [(dataset["lang"], scenario, ingest(engine, dataset["lang"], scenario))
+                    for scenario in dataset["scenarios"] if scenario["split"] in splits]
+            ingest_s += time.perf_counter() - started
+            started = time.perf_counter()
+            if not engine.wait_idle(timeout=3600):
+                raise TimeoutError("background work still pending after an hour")
+            idle_s += time.perf_counter() - started
+            started = time.perf_counter()
+            for lang, scenario, ref_of in mine:
+                records += ask(engine, lang, scenario["split"], scenario, ref_of, kinds)
+            query_s += time.perf_counter() - started
+            stored += mine
+        finally:
+            engine.close()
 
     turns = sum(len(ref_of) for _, _, ref_of in stored)
     judgements = sum(r["turns"] - len(r["context"]) for r in records)

@@ -407,11 +407,13 @@ class MemoryEngine(Upkeep):
                kinds: Sequence[str] = KINDS, limit: Optional[int] = None,
                threshold: Optional[float] = None) -> List[MemoryItem]:
         """Forget memories of the scope; returns what was (or would be) forgotten.
-        By ``query``: only what is clearly about it (``forget_relevance_threshold``)."""
+        By ``query``: what is clearly about it (``forget_relevance_threshold``),
+        with the replies that answered it and the memories that repeat it."""
         if query is not None:
             if threshold is None:
                 threshold = self.config["forget_relevance_threshold"]
             targets = self.recall(scope, query, limit, threshold, kinds, where)
+            targets += self._answering(scope, query, targets, kinds, where)
         store = self.store
         with store.transaction():
             if ids is not None:
@@ -434,6 +436,36 @@ class MemoryEngine(Upkeep):
         if targets and not dry_run:
             self._tell_forgotten(scope.user_id, [t.id for t in targets])
         return targets
+
+    def _answering(self, scope: Scope, query: str, targets: List[MemoryItem], kinds: Sequence[str],
+                   where: str) -> List[MemoryItem]:
+        """What goes with ``targets`` when they are forgotten by ``query``: the
+        memories about the query (at the recall threshold) that restate one of
+        them (at the forget threshold), and the reply to every user turn among
+        both: a reply left behind would repeat what was forgotten, and leave
+        the conversation with two assistant turns in a row."""
+        strict = self.config["forget_relevance_threshold"]
+        known = {t.id for t in targets}
+        about = [m for m in self.recall(scope, query, 50, self.config["recall_relevance_threshold"], kinds, where)
+                 if m.id not in known]
+        repeats = []
+        for target in targets:
+            if not about:
+                break
+            restating = {m.id for m in self.reader.score(scope, target.content, about) if m.score >= strict}
+            repeats += [m for m in about if m.id in restating]
+            about = [m for m in about if m.id not in restating]
+        said = [m for m in targets + repeats if m.kind == "turn" and m.role == "user"]
+        replies = []
+        if said and "turn" in kinds:
+            adjacent = self.reader.adjacent_turns(scope, [m.id for m in said], kinds, where)
+            known |= {m.id for m in repeats}
+            for turn in said:
+                reply = next((m for m in adjacent.get(turn.id, []) if m.seq > turn.seq), None)
+                if reply is not None and reply.role == "assistant" and reply.id not in known:
+                    known.add(reply.id)
+                    replies.append(reply)
+        return repeats + self.reader.score(scope, query, replies)
 
     def _heard(self, event: str, data: dict):
         """What another daemon sharing the store committed (store.listen)."""

@@ -6,42 +6,68 @@ neighbouring turn, which may still raise ``rank_score``):
 
 - ``similarity``: cosine of the query's and the memory's embeddings (None when
   the memory has no vector yet, or semantic recall is off);
+- ``standout``: how far that cosine stands above the cosines of the user's
+  other memories to the same query, in standard deviations (``standout``
+  below): cosines alone do not tell an answer from the rest (with the
+  multilingual model a question's answer has a median of 0.35, the best other
+  memory 0.25, and one-word topics sit near 0.2 against everything), but the
+  answer stands out from what else the user said;
 - ``coverage``: the idf-weighted share of the query's keywords that the
   memory's own words contain (store/sqlite/keywords.py);
 - ``topic``: the share of keywords it does not contain but talks about
   through their topic's words ("pet" -> "cat", locale/<lang>/topics.list);
 - ``exact``: the memory says exactly the query (case, spacing and closing
-  punctuation aside), or the query is exactly a fact's value ("lisbon").
+  punctuation aside), or the query is exactly a fact's value ("lisbon");
+- ``says_nothing``: a turn made only of acknowledgements and stop words
+  ("Okay.", words.says_nothing): it is about nothing on its own.
 
-An exact match scores 1. Otherwise the score is a logistic model of the
-numbers, fitted on the development split of the labelled relevance set in
-benchmarks/relevance/ (``python benchmarks/fit_relevance.py`` prints them); a
-second model serves memories without a vector (not embedded yet, or semantic
-recall off). Each embedding model has weights of its own, as its cosines
-spread differently (a model not fitted here gets all-MiniLM-L6-v2's). With
-all-MiniLM-L6-v2, similarity alone is weak evidence (in pt-pt, es-es and de-de
-unrelated sentences reach 0.3-0.45): a memory that shares no word with the
-query rarely reaches the recall threshold.
+An exact match scores 1, a turn that says nothing 0. Otherwise the score is a
+logistic model of the numbers, fitted on the development splits of the
+labelled sets in benchmarks/ (``python benchmarks/fit_relevance.py`` prints
+them); a second model serves memories without a vector (not embedded yet, or
+semantic recall off). Each embedding model has weights of its own, as its
+cosines spread differently (a model not fitted here gets all-MiniLM-L6-v2's).
 """
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ovos_memory_service.words import says_nothing
 
-# logistic weights: (intercept, similarity, coverage, topic) per embedding model
-# (vectors/embedder.py), and (intercept, coverage, topic) without a vector
+# logistic weights: (intercept, similarity, standout, coverage, topic) per
+# embedding model (vectors/embedder.py), and (intercept, coverage, topic) without a vector
 WITH_MEANING = {
-    "sentence-transformers/all-MiniLM-L6-v2": (-6.50, 7.01, 6.86, 4.66),
-    "google/universal-sentence-encoder-multilingual-3": (-6.00, 15.30, 5.40, 2.80),
+    "sentence-transformers/all-MiniLM-L6-v2": (-4.86, 1.09, 1.17, 5.33, 4.04),
+    "google/universal-sentence-encoder-multilingual-3": (-4.84, -1.80, 1.82, 4.74, 2.45),
 }
-DEFAULT_WEIGHTS = WITH_MEANING["sentence-transformers/all-MiniLM-L6-v2"]
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_WEIGHTS = WITH_MEANING[DEFAULT_MODEL]
 KEYWORDS_ONLY = (-4.18, 8.78, 4.22)
+# the cosines of a model's memories to a query, before a user's own are known:
+# (mean, standard deviation), and how many of the user's they weigh as (SPREAD_WEIGHT)
+SPREAD_PRIOR = {
+    "sentence-transformers/all-MiniLM-L6-v2": (0.27, 0.15),
+    "google/universal-sentence-encoder-multilingual-3": (0.07, 0.10),
+}
+SPREAD_WEIGHT = 5
 
 
 def weights_for(model: str) -> tuple:
     """The similarity weights fitted for ``model`` (all-MiniLM-L6-v2's if none were)."""
     return WITH_MEANING.get(model, DEFAULT_WEIGHTS)
+
+
+def standout(similarity: float, spread: Optional[Tuple[float, float, int]], model: str) -> float:
+    """How many standard deviations ``similarity`` stands above the cosines of
+    the user's memories to the same query (``spread``: their mean, standard
+    deviation and number), each estimated together with the model's prior,
+    so that a user with three memories is not judged by those three alone."""
+    mean0, std0 = SPREAD_PRIOR.get(model, SPREAD_PRIOR[DEFAULT_MODEL])
+    mean_n, std_n, n = spread or (mean0, std0, 0)
+    k = SPREAD_WEIGHT
+    mean = (n * mean_n + k * mean0) / (n + k)
+    variance = (n * (std_n ** 2 + (mean_n - mean) ** 2) + k * (std0 ** 2 + (mean0 - mean) ** 2)) / (n + k)
+    return (similarity - mean) / max(variance ** 0.5, 1e-3)
 
 
 @dataclass(frozen=True)
@@ -50,6 +76,8 @@ class Evidence:
     coverage: float
     exact: bool = False
     topic: float = 0.0  # share of keywords found only through their topic's words
+    standout: float = 0.0  # see standout(); 0 without a similarity
+    says_nothing: bool = False
 
 
 def _sigmoid(z: float) -> float:
@@ -61,11 +89,14 @@ def relevance(evidence: Evidence, with_meaning: Optional[Sequence[float]] = None
     """The calibrated relevance of one memory, in 0..1 (other weights: for fitting)."""
     if evidence.exact:
         return 1.0
+    if evidence.says_nothing:
+        return 0.0
     if evidence.similarity is None:
         b0, b_cov, b_topic = KEYWORDS_ONLY if keywords_only is None else keywords_only
         return _sigmoid(b0 + b_cov * evidence.coverage + b_topic * evidence.topic)
-    b0, b_sim, b_cov, b_topic = DEFAULT_WEIGHTS if with_meaning is None else with_meaning
-    return _sigmoid(b0 + b_sim * evidence.similarity + b_cov * evidence.coverage + b_topic * evidence.topic)
+    b0, b_sim, b_standout, b_cov, b_topic = DEFAULT_WEIGHTS if with_meaning is None else with_meaning
+    return _sigmoid(b0 + b_sim * evidence.similarity + b_standout * evidence.standout
+                    + b_cov * evidence.coverage + b_topic * evidence.topic)
 
 
 # memory.recall's order fuses two rankings, as RRF does: by relevance (a

@@ -56,16 +56,17 @@ def test_forget_by_ids_only_touches_the_callers_memories(engine):
     assert engine.list(scope(user="bob"))[1] == 2
 
 
-def test_forget_by_query_is_exactly_what_recall_returns(engine):
+def test_forget_by_query_is_what_recall_returns_with_the_replies(engine):
     sc = scope()
-    exchange(engine, sc, "my password hint is blue whale", "noted")
+    hint = exchange(engine, sc, "my password hint is blue whale", "noted")["ids"]
     exchange(engine, sc, "the whale song was lovely", "yes")
     engine.wait_idle()
     recalled = [m.id for m in engine.recall(sc, "blue whale")]
+    assert hint[0] in recalled and hint[1] not in recalled
     dry = engine.forget(sc, query="blue whale", dry_run=True)
-    assert [m.id for m in dry] == recalled
+    assert [m.id for m in dry] == recalled + [hint[1]]  # "noted" answered the hint
     assert engine.recall(sc, "blue whale") != []  # a dry run changes nothing
-    assert [m.id for m in engine.forget(sc, query="blue whale")] == recalled
+    assert [m.id for m in engine.forget(sc, query="blue whale")] == recalled + [hint[1]]
     assert engine.recall(sc, "blue whale") == []
 
 
@@ -94,10 +95,11 @@ def test_forgotten_text_is_gone_from_the_database_files(make_engine, tmp_path):
         exchange(engine, sc, f"filler message number {i}", "ok")
     engine.remember(sc, "the xylophonezebra4471 code")
     assert any(b"xylophonezebra4471" in f.read_bytes() for f in store_files(tmp_path / "memory"))
-    assert len(engine.forget(sc, query="xylophonezebra4471", threshold=0.9)) == 2
+    # the turn, its reply and the remembered fact
+    assert len(engine.forget(sc, query="xylophonezebra4471", threshold=0.9)) == 3
     for f in store_files(tmp_path / "memory"):
         assert b"xylophonezebra4471" not in f.read_bytes().lower(), f.name
-    assert engine.list(sc)[1] == 101
+    assert engine.list(sc)[1] == 100
 
 
 def store_files(folder):

@@ -11,11 +11,11 @@ from ovos_memory_service import summaries
 from ovos_memory_service.errors import Unavailable
 from ovos_memory_service.history import live_conversation, live_window
 from ovos_memory_service.items import MemoryItem, normalized
-from ovos_memory_service.relevance import Evidence, relevance, weights_for
+from ovos_memory_service.relevance import Evidence, relevance, standout, weights_for
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
 from ovos_memory_service.wire import ChatMessage, iso_time
-from ovos_memory_service.words import keywords, topic_words
+from ovos_memory_service.words import keywords, says_nothing, topic_words
 
 
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
@@ -144,16 +144,27 @@ class StoreReader:
         words = keywords(query, scope.lang)
         coverage = self.coverage(words, topic_words(words, scope.lang), items)
         try:
-            model, similarity = self._compared(lambda queries: self.store.similarities(
+            model, (similarity, spread) = self._compared(lambda queries: self._similarities(
                 scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
         except Unavailable:  # by words alone
-            model, similarity = None, {}
+            model, similarity, spread = None, {}, None
         said = normalized(query)
-        return model, [Evidence(similarity.get(item.id), coverage[item.id][0],
-                                normalized(item.content) == said
-                                or (item.value is not None and normalized(item.value) == said),
-                                coverage[item.id][1])
-                       for item in items]
+        found = []
+        for item in items:
+            cosine = similarity.get(item.id)
+            found.append(Evidence(
+                cosine, coverage[item.id][0],
+                normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
+                coverage[item.id][1], 0.0 if cosine is None else standout(cosine, spread, model),
+                item.kind == "turn" and says_nothing(item.content, scope.lang)))
+        return model, found
+
+    def _similarities(self, user_id: str, vector, ids: List[str], model: str):
+        """The cosines of ``ids`` to ``vector``, and their spread over the
+        user's newest ``recall_embeddings_limit`` memories."""
+        newest = self.config["recall_embeddings_limit"]
+        return (self.store.similarities(user_id, vector, ids, model),
+                self.store.similarity_spread(user_id, vector, newest, model))
 
     def _compared(self, compare):
         """(model, ``compare(queries)``) with the queries of the model whose

@@ -237,6 +237,13 @@ class Store(abc.ABC):
         """id -> cosine similarity, for those of ``ids`` that have a vector
         (``model`` as in nearest)."""
 
+    @abc.abstractmethod
+    def similarity_spread(self, user_id: str, vector, newest: int,
+                          model: Optional[str] = None) -> Optional[Tuple[float, float, int]]:
+        """The mean and standard deviation of the cosine similarities of
+        ``vector`` to the user's ``newest`` newest vectors, and how many there
+        were (None: none); ``model`` as in nearest."""
+
     # -------------------------------------------------------------- jobs
     @abc.abstractmethod
     def enqueue(self, queue: str, subjects: Iterable[str], persona_id: str = "", lang: str = "",

@@ -205,6 +205,16 @@ class VectorIndex:
         similarity = cached.cosines(vector, rows)
         return {cached_ids[i]: float(s) for i, s in zip(rows, similarity)}
 
+    def spread(self, vector: np.ndarray, user_id: str, newest: int) -> Optional[Tuple[float, float, int]]:
+        """Mean and standard deviation of the cosine similarities of the user's
+        ``newest`` newest vectors to ``vector``, and how many (None: none)."""
+        seqs, _, cached = self._user_vectors(user_id)
+        if not len(seqs):
+            return None
+        rows = np.argsort(seqs)[-newest:] if len(seqs) > newest else slice(None)
+        similarity = cached.cosines(vector, rows)
+        return float(similarity.mean()), float(similarity.std()), len(similarity)
+
     def count(self) -> int:
         with self._files_lock:
             return self.table.count_rows()

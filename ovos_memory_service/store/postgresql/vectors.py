@@ -277,3 +277,16 @@ class Vectors:
                                "FROM memory_vectors WHERE user_id = %s AND id = ANY(%s::text[])",
                                [vector, user_id, list(ids)]).fetchall()
         return {r["id"]: r["similarity"] for r in self._of_model(rows, model)}
+
+    def similarity_spread(self, user_id: str, vector, newest: int,
+                          model: Optional[str] = None) -> Optional[Tuple[float, float, int]]:
+        self._check_model(model)
+        if self._dim is None:
+            return None
+        with self._comparing(model), self._cursor() as cur:
+            rows = cur.execute(f"WITH near AS MATERIALIZED (SELECT 1 - (embedding <=> %s) AS similarity "
+                               "FROM memory_vectors WHERE user_id = %s ORDER BY seq DESC LIMIT %s) "
+                               f"SELECT avg(similarity) AS mean, stddev_pop(similarity) AS std, count(*) AS n, "
+                               f"{SEARCHED_MODEL} FROM near", [vector, user_id, newest]).fetchall()
+        row = self._of_model(rows, model)[0]
+        return (float(row["mean"]), float(row["std"]), int(row["n"])) if row["n"] else None

@@ -368,3 +368,11 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
             return {}
         with self._comparing(vectors):
             return vectors.similarities(vector, user_id, ids)
+
+    def similarity_spread(self, user_id: str, vector, newest: int,
+                          model: Optional[str] = None) -> Optional[Tuple[float, float, int]]:
+        vectors = self._searched(model)
+        if vectors is None:
+            return None
+        with self._comparing(vectors):
+            return vectors.spread(vector, user_id, newest)
