@@ -464,7 +464,7 @@ class MemoryEngine(Upkeep):
                 reply = next((m for m in adjacent.get(turn.id, []) if m.seq > turn.seq), None)
                 if reply is not None and reply.role == "assistant" and reply.id not in known:
                     known.add(reply.id)
-                    replies.append(reply)
+                    replies.append(replace(reply, answers=turn.id))
         return repeats + self.reader.score(scope, query, replies)
 
     def _heard(self, event: str, data: dict):

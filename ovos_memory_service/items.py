@@ -41,6 +41,7 @@ class MemoryItem:
     value: Optional[str] = None  # a fact's value ("Lisbon"), when its slot is known
     slot: Optional[str] = None   # a fact's slot ("residence"), when the fact model knows it
     seq: int = 0  # the row's place in the store (keyword index key)
+    answers: Optional[str] = None  # a reply forgotten with the user turn it answered: that turn's id
 
     @classmethod
     def from_row(cls, row: dict, score: float = 0.0, rank_score: float = 0.0) -> "MemoryItem":

@@ -22,6 +22,7 @@ from ovos_workshop.decorators import intent_handler
 from ovos_workshop.skills.ovos import OVOSSkill, join_word_list
 from ovos_yes_no_solver import YesNoSolver
 
+from ovos_memory_service.facts.extract import is_question
 from ovos_memory_service.facts.wording import read_back
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, NotFound
 from ovos_memory_service.items import KINDS, USER_FACT_KINDS, MemoryItem
@@ -56,13 +57,15 @@ def answers_errors(handler):
 
 class Counted(NamedTuple):
     """What "forget <topic>" counted aloud without reading it: "forget all N
-    about <topic>" forgets exactly these ids."""
+    about <topic>" forgets exactly these ids (``count``: N, as said; a
+    reply that goes with the turn it answered is not counted apart)."""
     topic: str
     ids: List[str]
+    count: int
     until: float
 
     def matches(self, topic: str, count: Optional[float]) -> bool:
-        return same_topic(self.topic, topic) and count == len(self.ids) and time.monotonic() < self.until
+        return same_topic(self.topic, topic) and count == self.count and time.monotonic() < self.until
 
 
 def same_topic(a: str, b: str) -> bool:
@@ -103,6 +106,26 @@ def forget_all_request(utterance: str, lang: str) -> Optional[Tuple[float, str]]
         if count:
             return count, match["topic"]
     return None
+
+
+@lru_cache(maxsize=8)
+def _second_person(lang: str) -> Tuple[re.Pattern, Dict[str, str]]:
+    folder = match_lang(lang)
+    path = locale_dir() / (folder or "") / "second_person.list"
+    pairs = dict(line.split("=", 1) for line in read_list(path)) if folder and path.exists() else {}
+    pairs = {first.strip(): second.strip() for first, second in pairs.items()}
+    words = sorted(pairs, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w'])(%s)(?![\w'])" % "|".join(map(re.escape, words)), re.IGNORECASE) \
+        if words else re.compile(r"(?!x)x")
+    return pattern, pairs
+
+
+def second_person(text: str, lang: str) -> str:
+    """What the user said about themselves as the assistant says it back:
+    "my job" -> "your job", "a minha irmã" -> "a tua irmã"
+    (locale/<lang>/second_person.list)."""
+    pattern, pairs = _second_person(lang)
+    return pattern.sub(lambda m: pairs[" ".join(m.group(1).lower().split())], text)
 
 
 def spoken_item(item: MemoryItem, lang: str = "") -> str:
@@ -276,6 +299,15 @@ class MemorySkill(OVOSSkill):
             return self.render("list.more", {"list": "; ".join(first), "count": total - len(first)})
         return self.every_item(first)
 
+    def with_replies(self, found: List[MemoryItem]) -> List[str]:
+        """What a forget confirmation reads: every item, a reply that goes with
+        the turn it answered read after that turn ("..., to which I answered: ...")."""
+        replies = {i.answers: i for i in found if i.answers}
+        return [self.render("forget.with.reply", {"said": spoken_item(i, self.lang),
+                                                  "reply": spoken_item(replies[i.id], self.lang)})
+                if i.id in replies else spoken_item(i, self.lang)
+                for i in found if not (i.answers and i.answers in {f.id for f in found})]
+
     def every_item(self, texts: List[str]) -> str:
         return join_word_list(texts, "and", ";", self.lang)
 
@@ -311,11 +343,14 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_recall_topic(self, message):
         scope, topic = self.handled(message), message.data.get("topic", "")
-        items = self.engine.recall(scope, topic, kinds=RECALLED_KINDS, where=EVERYWHERE)
+        # a question the user asked is not something they told
+        items = [i for i in self.engine.recall(scope, topic, kinds=RECALLED_KINDS, where=EVERYWHERE)
+                 if not (i.kind == "turn" and i.role == "user" and is_question(i.content, self.lang))]
+        heard = second_person(topic, self.lang)
         if not items:
-            self.speak_dialog("recall.none", {"topic": topic})
+            self.speak_dialog("recall.none", {"topic": heard})
             return
-        self.speak_dialog("recall.list", {"topic": topic, "list": self.summary(items, len(items))})
+        self.speak_dialog("recall.list", {"topic": heard, "list": self.summary(items, len(items))})
 
     @intent_handler("remember.fact.intent")
     @answers_errors
@@ -365,7 +400,7 @@ class MemorySkill(OVOSSkill):
             self.forget_topic(scope, topic)
             return
         self.engine.forget(scope, ids=counted.ids, where=EVERYWHERE)
-        self.speak_dialog("forget.topic.done", {"topic": topic, "count": len(counted.ids)})
+        self.speak_dialog("forget.topic.done", {"topic": second_person(topic, self.lang), "count": counted.count})
 
     def forget_topic(self, scope: Scope, topic: str):
         """Up to ``spoken_items`` memories are read back, every one, and
@@ -373,16 +408,18 @@ class MemorySkill(OVOSSkill):
         what forgets them. Nothing is forgotten that was not read or counted."""
         found = self.engine.forget(scope, query=topic, where=EVERYWHERE, dry_run=True,
                                    limit=self.forget_limit)
+        heard = second_person(topic, self.lang)
         if not found:
-            self.speak_dialog("forget.topic.none", {"topic": topic})
+            self.speak_dialog("forget.topic.none", {"topic": heard})
             return
-        if len(found) > self.spoken_items:
+        spoken = self.with_replies(found)
+        if len(spoken) > self.spoken_items:
             self._counted[(scope.user_id, scope.session_id)] = Counted(
-                topic, [i.id for i in found], time.monotonic() + COUNT_KEPT_S)
-            self.speak_dialog("forget.topic.many", {"topic": topic, "count": len(found)})
+                topic, [i.id for i in found], len(spoken), time.monotonic() + COUNT_KEPT_S)
+            self.speak_dialog("forget.topic.many", {"topic": heard, "count": len(spoken)})
             return
-        data = {"topic": topic, "count": len(found), "list": self.every_item([spoken_item(i, self.lang) for i in found])}
-        one = ".one" if len(found) == 1 else ""
+        data = {"topic": heard, "count": len(spoken), "list": self.every_item(spoken)}
+        one = ".one" if len(spoken) == 1 else ""
         confirmed = self.confirmed("forget.topic.confirm" + one, data, scope)
         if confirmed:  # exactly what was read back, nothing found since
             self.engine.forget(scope, ids=[i.id for i in found], where=EVERYWHERE)

@@ -494,3 +494,50 @@ def test_stop_and_start_remembering(voice):
 def _line(lang, intent, n):
     lines = (LOCALE / lang / "intents" / f"{intent}.intent").read_text(encoding="utf-8").split("\n")
     return [line for line in lines if line.strip()][n]
+
+
+# ------------------------------------------------ in the listener's words
+SISTER = {  # a statement, its reply, the phrasing that forgets it, what is heard back, "yes"
+    "en-us": ("my sister lives in berlin", "Berlin is a lovely city for your sister.",
+              "forget what i told you about my sister", "your sister"),
+    "pt-pt": ("a minha irmã mora em berlim", "Berlim é uma cidade linda para a tua irmã.",
+              "esquece o que te disse sobre a minha irmã", "a tua irmã"),
+    "es-es": ("mi hermana vive en berlín", "Berlín es una ciudad preciosa para tu hermana.",
+              "olvida lo que te conté sobre mi hermana", "tu hermana"),
+    "de-de": ("meine schwester wohnt in berlin", "Berlin ist eine schöne Stadt für deine Schwester.",
+              "vergiss was ich dir über meine schwester erzählt habe", "deine schwester"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_forget_what_i_told_you_about_x_reads_and_forgets_the_reply_too(voice, lang):
+    me = new_user()
+    said, reply, command, heard_back = SISTER[lang]
+    store(voice.engine, scope(user=me, session=f"s-{me}", lang=lang), user(said), {"role": "assistant", "content": reply})
+    voice.engine.wait_idle()
+    heard = voice.converse(command, YES[lang], lang, me)
+    assert heard.intents[0] == "forget.topic.intent"
+    assert heard.dialogs[-1].startswith("forget.topic.done"), heard.text
+    assert heard_back in heard.text.lower() and said in heard.text.lower() and reply.lower() in heard.text.lower()
+    assert contents(voice.engine, me) == []
+
+
+@pytest.mark.parametrize("lang, said, asked, command, heard_back", [
+    ("en-us", "i work as a nurse at the night shift", "what do i do for a living",
+     "what do you know about my job", "your job"),
+    ("pt-pt", "trabalho como enfermeira no turno da noite", "qual é o meu trabalho",
+     "o que sabes sobre o meu trabalho", "o teu trabalho"),
+    ("es-es", "trabajo de enfermera en el turno de noche", "cuál es mi trabajo",
+     "qué sabes de mi trabajo", "tu trabajo"),
+    ("de-de", "ich arbeite als krankenpflegerin in der nachtschicht", "was ist meine arbeit",
+     "was weißt du über meine arbeit", "deine arbeit")])
+def test_what_do_you_know_answers_in_the_second_person_and_never_reads_a_question(
+        voice, lang, said, asked, command, heard_back):
+    me = new_user()
+    sc = scope(user=me, session=f"s-{me}", lang=lang)
+    store(voice.engine, sc, user(said), {"role": "assistant", "content": "Okay."})
+    store(voice.engine, sc, user(asked), {"role": "assistant", "content": said.capitalize()})
+    voice.engine.wait_idle()
+    heard = voice.say(command, lang, me)
+    assert heard.dialogs == ["recall.list"], heard.text
+    assert heard_back in heard.text.lower() and asked not in heard.text.lower()

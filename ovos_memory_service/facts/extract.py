@@ -322,3 +322,18 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
                         facts.append(fact)
                     break
     return facts
+
+
+def is_question(text: str, lang: str) -> bool:
+    """Every sentence of ``text`` asks something ("what do i do for a living"):
+    it ends with "?" or starts with a question word of ``lang``."""
+    folder = match_lang(lang) if text else None
+    language = load_language(folder) if folder else None
+    if language is None:
+        return text.rstrip().endswith("?")
+    filler_run, questions, _, _ = _guards(folder)
+    boundary = re.compile(language.boundary, re.IGNORECASE)
+    sentences = list(_sentences(text))
+    return bool(sentences) and all(
+        question or bool(questions and questions.match(sentence, _clause_starts(sentence, boundary, filler_run)[0]))
+        for sentence, question in sentences)
