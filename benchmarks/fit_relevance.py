@@ -65,17 +65,25 @@ def design(rows, with_meaning: bool):
 
 
 def fit_logistic(x, y, ridge=1e-3, steps=50):
-    """Maximum likelihood (a little ridge for stability), Newton's method."""
-    w = np.zeros(x.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-np.clip(x @ w, -60, 60)))
-        gradient = x.T @ (p - y) + ridge * w
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w))
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return w
+    """Maximum likelihood (a little ridge for stability), Newton's method,
+    every weight but the intercept at least 0: more of any evidence never
+    makes a memory less relevant (a feature whose weight would go below 0
+    is left out, and the rest fitted again)."""
+    free = np.ones(x.shape[1], bool)
+    while True:
+        w = np.zeros(x.shape[1])
+        for _ in range(steps):
+            p = 1 / (1 + np.exp(-np.clip(x @ w, -60, 60)))
+            gradient = (x.T @ (p - y) + ridge * w)[free]
+            hessian = ((x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w)))[np.ix_(free, free)]
+            step = np.linalg.solve(hessian, gradient)
+            w[free] -= step
+            if np.abs(step).max() < 1e-9:
+                break
+        negative = [i for i in range(1, len(w)) if free[i] and w[i] < 0]
+        if not negative:
+            return w
+        free[min(negative, key=lambda i: w[i])] = False
 
 
 def recall_at_precision(rows, score, precision: float) -> float:
@@ -117,8 +125,8 @@ def prior(found) -> tuple:
     return float(np.mean(means)), float(np.mean(stds))
 
 
-def fit_model(model: str, langs, data: str):
-    sets = [s for s in load_sets(data) if s["lang"] in langs]
+def fit_model(model: str, langs, data):
+    sets = [s for folder in data for s in load_sets(folder) if s["lang"] in langs]
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_engine(tmp, embeddings={"model": model})
         try:
@@ -151,7 +159,9 @@ def fit_model(model: str, langs, data: str):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=os.path.join(ROOT, "benchmarks", "relevance"))
+    parser.add_argument("--data", nargs="*", default=[os.path.join(ROOT, "benchmarks", name)
+                                                      for name in ("relevance", "understanding")],
+                        help="folders of labelled sets (default: the relevance and understanding sets)")
     parser.add_argument("--models", nargs="*", default=list(MODELS), help="the models to fit (default: both)")
     args = parser.parse_args()
     every = {"dev": [], "test": []}

@@ -36,7 +36,29 @@ class StoredScenario:
 
 
 def load_sets(folder: str) -> List[dict]:
-    return [json.load(open(path, encoding="utf-8")) for path in sorted(glob.glob(os.path.join(folder, "*.json")))]
+    """The labelled sets of a folder: the relevance set's, or the
+    understanding set's (benchmarks/understanding/) as labelled scenarios."""
+    sets = [json.load(open(path, encoding="utf-8")) for path in sorted(glob.glob(os.path.join(folder, "*.json")))]
+    return [labelled(s) if any("questions" in sc for sc in s["scenarios"]) else s for s in sets]
+
+
+def labelled(understanding: dict) -> dict:
+    """An understanding set (personal facts asked back in other words, topics
+    named by one word, questions about what was never said) as relevance-set
+    scenarios: a question is about its fact's turn, a topic about its facts'
+    turns, a question never answered about nothing; every other turn is not
+    about them (a fact's reply says nothing, small talk is off every topic)."""
+    scenarios = []
+    for scenario in understanding["scenarios"]:
+        turn = {e["fact"]: f"u{i}" for i, e in enumerate(scenario["exchanges"]) if e.get("fact")}
+        queries = ([{"query": q["question"], "relevant": [turn[q["fact"]]], "category": "no_shared_word"}
+                    for q in scenario["questions"]]
+                   + [{"query": t["topic"], "relevant": [turn[f] for f in t["facts"]], "category": "topic_word"}
+                      for t in scenario["topics"]]
+                   + [{"query": q, "relevant": [], "category": "never_said"} for q in scenario["never_said"]])
+        scenarios.append({"id": scenario["id"], "split": scenario["split"], "queries": queries,
+                          "exchanges": [[e["user"], e["assistant"]] for e in scenario["exchanges"]]})
+    return {"lang": understanding["lang"], "scenarios": scenarios}
 
 
 def open_engine(data_dir: str, **config) -> MemoryEngine:

@@ -3,6 +3,7 @@ The bus edge, the voice skill and the admin CLI all call this one object.
 It decides; the store (store/) keeps, the backends (backends/) recall, and
 the background workers (background/) learn after the reply.
 """
+import json
 import re
 import threading
 import time
@@ -441,31 +442,48 @@ class MemoryEngine(Upkeep):
                    where: str) -> List[MemoryItem]:
         """What goes with ``targets`` when they are forgotten by ``query``: the
         memories about the query (at the recall threshold) that restate one of
-        them (at the forget threshold), and the reply to every user turn among
-        both: a reply left behind would repeat what was forgotten, and leave
-        the conversation with two assistant turns in a row."""
+        them (at the forget threshold), the turns their facts were learnt from,
+        and the reply to every user turn among all these: a reply left behind
+        would repeat what was forgotten, and leave the conversation with two
+        assistant turns in a row. A turn that told something else too (a fact
+        learnt from it stays) is not taken along: nothing else is forgotten."""
         strict = self.config["forget_relevance_threshold"]
-        known = {t.id for t in targets}
+        taken = {t.id for t in targets}
+        learnt = self._learnt_from(scope.user_id)
+
+        def alone(turn_id: str) -> bool:
+            return learnt.get(turn_id, set()) <= taken
         about = [m for m in self.recall(scope, query, 50, self.config["recall_relevance_threshold"], kinds, where)
-                 if m.id not in known]
+                 if m.id not in taken]
         repeats = []
         for target in targets:
-            if not about:
-                break
             restating = {m.id for m in self.reader.score(scope, target.content, about) if m.score >= strict}
-            repeats += [m for m in about if m.id in restating]
+            repeats += [m for m in about if m.id in restating and (m.kind != "turn" or alone(m.id))]
             about = [m for m in about if m.id not in restating]
-        said = [m for m in targets + repeats if m.kind == "turn" and m.role == "user"]
+            taken |= {m.id for m in repeats}
+        told = [turn for turn in {s for m in targets + repeats for s in m.sources} - taken if alone(turn)]
+        sources = [MemoryItem.from_row(r) for r in self.store.select_visible(
+            self.reader.visible(scope, ("turn",), where), told)]
+        taken |= {m.id for m in sources}
+        said = [m for m in targets + repeats + sources if m.kind == "turn" and m.role == "user"]
         replies = []
         if said and "turn" in kinds:
             adjacent = self.reader.adjacent_turns(scope, [m.id for m in said], kinds, where)
-            known |= {m.id for m in repeats}
             for turn in said:
                 reply = next((m for m in adjacent.get(turn.id, []) if m.seq > turn.seq), None)
-                if reply is not None and reply.role == "assistant" and reply.id not in known:
-                    known.add(reply.id)
+                if reply is not None and reply.role == "assistant" and reply.id not in taken:
+                    taken.add(reply.id)
                     replies.append(replace(reply, answers=turn.id))
-        return repeats + self.reader.score(scope, query, replies)
+        return repeats + self.reader.score(scope, query, sources + replies)
+
+    def _learnt_from(self, user_id: str) -> Dict[str, set]:
+        """Turn id -> the ids of the facts learnt from it (summaries retell
+        turns and are written again when they go: not counted)."""
+        learnt = {}
+        for row in self.store.derived(user_id):
+            for source in json.loads(row["sources"]) if row["kind"] != "summary" else ():
+                learnt.setdefault(source, set()).add(row["id"])
+        return learnt
 
     def _heard(self, event: str, data: dict):
         """What another daemon sharing the store committed (store.listen)."""

@@ -38,3 +38,23 @@ def test_the_window_still_alternates_after_forgetting_a_statement(make_engine):
     roles = [m.role for m in messages if m.role in ("user", "assistant")]
     assert all(a != b for a, b in zip(roles, roles[1:])), roles
     assert not any("sister" in m.content.lower() for m in messages)
+
+
+def test_forgetting_a_fact_takes_the_turn_it_was_learnt_from_unless_it_told_more(make_engine):
+    engine = make_engine()
+    sc = scope()
+    alone = exchange(engine, sc, "I live in Porto", "Nice.")["ids"]
+    both = exchange(engine, sc, "my dog is called Rex and I work as a nurse", "Okay.")["ids"]
+    assert engine.wait_idle()
+    facts = {m.content: m for m in engine.list(sc, ("fact",), 20, 0)[0]}
+    home = facts["Lives in Porto"]
+    dog = next(m for text, m in facts.items() if "Rex" in text)
+    gone = {m.id for m in engine.forget(sc, ids=[home.id])}
+    assert gone == {home.id}  # by id: exactly what was named
+    listed = {m.id for m in engine.forget(sc, query=dog.content, dry_run=True, threshold=0.99)}
+    assert dog.id in listed and both[0] not in listed  # that turn also says where they work
+    exchange(engine, sc, "I moved to Lisbon", "Okay.")
+    assert engine.wait_idle()
+    lisbon = next(m for m in engine.list(sc, ("fact",), 20, 0)[0] if "Lisbon" in m.content)
+    listed = {m.content for m in engine.forget(sc, query=lisbon.content, dry_run=True, threshold=0.99)}
+    assert listed == {lisbon.content, "I moved to Lisbon", "Okay."}
