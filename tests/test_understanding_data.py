@@ -12,8 +12,11 @@ Content words are the project's own: ``keywords()`` of ovos_memory_service.words
 (lower case, the stop words of locale/<lang>/stopwords.list and one-letter words
 left out). Two content words share a stem (``same_stem``) when, after removing
 accents and writing ß as ss, they begin with the same 4 letters, or with the same
-3 when the shorter has only 3 or 4 letters: work/working, Hund/Hunde,
-trabalho/trabalhar, moro/morar, vivo/viver, cat/cats.
+3 when the shorter has only 3 or 4 letters (work/working, Hund/Hunde,
+trabalho/trabalhar, moro/morar, vivo/viver, cat/cats), or when one ends with
+the other (of 4 or more letters: the head of a compound, Frau/Ehefrau,
+juego/videojuego, Allergie/Nussallergie) or holds it anywhere (of 5 or more
+letters).
 """
 import json
 import re
@@ -55,7 +58,9 @@ def same_stem(a: str, b: str) -> bool:
             break
         common += 1
     need = 3 if shorter <= 4 else 4
-    return shorter >= 3 and common >= need
+    short, long_ = sorted((a, b), key=len)
+    inside = (shorter >= 4 and long_.endswith(short)) or (shorter >= 5 and short in long_)
+    return shorter >= 3 and (common >= need or inside)
 
 
 def shared_words(question: str, fact: str, lang: str) -> list:
@@ -70,10 +75,12 @@ def facts_of(scenario):
 def test_stem_rule():
     for a, b in [("work", "working"), ("Hund", "Hunde"), ("trabalho", "trabalhar"), ("moro", "morar"),
                  ("vivo", "viver"), ("cat", "cats"), ("heiße", "heißt"), ("música", "musica"),
-                 ("Straße", "strasse"), ("lives", "live")]:
+                 ("Straße", "strasse"), ("lives", "live"),
+                 ("Allergie", "Nussallergie"), ("fleisch", "Schweinefleisch"), ("Frau", "Ehefrau"),
+                 ("juego", "videojuego")]:
         assert same_stem(a, b), (a, b)
     for a, b in [("nurse", "hospital"), ("dog", "pet"), ("cello", "instrument"), ("irmã", "mora"),
-                 ("sister", "sibling"), ("hermana", "vive")]:
+                 ("sister", "sibling"), ("hermana", "vive"), ("onde", "Tondela")]:
         assert not same_stem(a, b), (a, b)
     assert shared_words("what do I do for a living", "I've been a plumber for ten years", "en-us") == []
     assert shared_words("where do i live", "we live in Leeds", "en-us") == [("live", "live")]
