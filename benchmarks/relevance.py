@@ -48,7 +48,8 @@ from ovos_memory_service.wire import parse_messages  # noqa: E402
 
 DATA_DIR = os.path.join(ROOT, "benchmarks", "relevance")
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
-CATEGORIES = ("exact", "value", "topic", "paraphrase", "sense", "shared_name", "none")
+CATEGORIES = ("exact", "value", "topic", "paraphrase", "sense", "shared_name", "none",
+              "no_shared_word", "topic_word")  # the last two: issue 36's queries, in scenarios of their own
 THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 LIMIT = 50  # memory.recall's maximum
 
