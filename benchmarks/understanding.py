@@ -35,8 +35,10 @@ shows no pending background work (a timeout raises), the measures are taken:
 - items for never-said questions: every item ``memory.recall`` returns at the
   default threshold for a question whose answer is nowhere in the scenario;
 - then each topic is forgotten for real, in order (``memory.forget {query}``),
-  and ``memory.list`` shows whether its facts' user turns are gone and which
-  turns of other facts or of small talk went with them.
+  and ``memory.list`` shows whether its facts' user turns are gone after it (a
+  learnt fact forgotten while the turn it came from stays does not count; a
+  turn an earlier topic took wrongly counts, and is counted there as another
+  fact's turn taken) and which turns of other facts or of small talk went.
 """
 import argparse
 import atexit
