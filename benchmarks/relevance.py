@@ -22,7 +22,9 @@ not in recall's denominator. How many there are is reported.
 For each threshold, micro precision = relevant items returned / judged items
 returned, and recall = relevant turns covered (returned, or a source of a
 returned derived item) / relevant turns, per language and overall, on the dev
-and test splits.
+and test splits, and per category (issue 36's ``no_shared_word`` and
+``topic_word`` among them; "before issue 36" gathers the categories the set had
+before them, comparable with earlier figures).
 
     python benchmarks/relevance.py                          # both splits, default configuration
     python benchmarks/relevance.py --split dev --verbose    # tune on dev only, with the worst errors
@@ -49,7 +51,9 @@ from ovos_memory_service.wire import parse_messages  # noqa: E402
 
 DATA_DIR = os.path.join(ROOT, "benchmarks", "relevance")
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
-CATEGORIES = ("exact", "value", "topic", "paraphrase", "sense", "shared_name", "none")
+CATEGORIES = ("exact", "value", "topic", "paraphrase", "sense", "shared_name", "none",
+              "no_shared_word", "topic_word")
+ISSUE_36 = ("no_shared_word", "topic_word")  # issue 36's queries, in scenarios of their own (<lang>-5, -6)
 THRESHOLDS = [round(0.05 * i, 2) for i in range(1, 20)]
 LIMIT = 50  # memory.recall's maximum
 
@@ -157,15 +161,17 @@ def pr_table(title: str, records: list, langs):
 def named_table(title: str, records: list, langs, named: dict):
     print(f"\n{title}")
     head = "".join(f"{label + ' ' + format(t, '.2f'):>34}" for label, t in named.items())
-    print(f"{'':<14}{'queries':>8}{head}")
-    print(f"{'':<14}{'':>8}" + "".join(f"{'P':>8}{'R':>8}{'F1':>8}{'items/q':>10}" for _ in named))
+    print(f"{'':<18}{'queries':>8}{head}")
+    print(f"{'':<18}{'':>8}" + "".join(f"{'P':>8}{'R':>8}{'F1':>8}{'items/q':>10}" for _ in named))
     # items/q: judged items returned per query; the context items returned are counted after the table
     rows = groups(records, langs)
+    # the categories the set had before issue 36, together: comparable with earlier figures
+    rows += [("before issue 36", [r for r in records if r["category"] not in ISSUE_36])]
     rows += [(f"  {c}", [r for r in records if r["category"] == c]) for c in CATEGORIES]
     for name, rs in rows:
         if not rs:
             continue
-        line = f"{name:<14}{len(rs):>8}"
+        line = f"{name:<18}{len(rs):>8}"
         for t in named.values():
             f = figures(rs, t)
             line += f"{fmt(f['precision'], 8)}{fmt(f['recall'], 8)}{fmt(f['f1'], 8)}{fmt(f['items_per_query'], 10)}"

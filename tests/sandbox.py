@@ -24,8 +24,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def sandbox_env(root: Path, port: int, memory_config: dict = None) -> dict:
-    """Environment for processes whose whole OVOS world lives under ``root``."""
+def sandbox_env(root: Path, port: int, memory_config: dict = None, lang: str = "en-us") -> dict:
+    """Environment for processes whose whole OVOS world lives under ``root``
+    (mycroft.conf's ``lang``: the device's language)."""
     env = dict(os.environ)
     for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         env[key] = str(root / key.lower())
@@ -35,15 +36,15 @@ def sandbox_env(root: Path, port: int, memory_config: dict = None) -> dict:
     env["MYCROFT_SYSTEM_CONFIG"] = str(root / "etc-mycroft.conf")
     env["OVOS_DISTRIBUTION_CONFIG"] = str(root / "distribution.conf")
     env.pop("NOTIFY_SOCKET", None)
-    write_config(env, port, memory_config)
+    write_config(env, port, memory_config, lang)
     return env
 
 
-def write_config(env: dict, port: int, memory_config: dict = None):
+def write_config(env: dict, port: int, memory_config: dict = None, lang: str = "en-us"):
     conf_dir = Path(env["XDG_CONFIG_HOME"]) / "mycroft"
     conf_dir.mkdir(parents=True, exist_ok=True)
     conf = {"websocket": {"host": "127.0.0.1", "port": port, "route": "/core"},
-            "lang": "en-us",
+            "lang": lang,
             "memory_service": memory_config or {}}
     (conf_dir / "mycroft.conf").write_text(json.dumps(conf))
 
@@ -106,13 +107,15 @@ def wait_ready(client: MemoryClient, timeout: float = 30):
 
 
 class Stack:
-    """A bus, the service, and a client, in one sandbox."""
+    """A bus, the service, and a client, in one sandbox; ``lang`` is the
+    device's language (mycroft.conf)."""
 
-    def __init__(self, root: Path, memory_config: dict = None):
+    def __init__(self, root: Path, memory_config: dict = None, lang: str = "en-us"):
         self.root = root
         self.port = free_port()
         self.memory_config = {"data_dir": str(root / "memory"), **(memory_config or {})}
-        self.env = sandbox_env(root, self.port, self.memory_config)
+        self.lang = lang
+        self.env = sandbox_env(root, self.port, self.memory_config, lang)
         self.log = root / "service.log"
         self.bus_proc = start_bus(self.env)
         try:
