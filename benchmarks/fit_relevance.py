@@ -59,8 +59,7 @@ def pairs(engine, stored):
 
 
 def design(rows, with_meaning: bool):
-    x = [[1.0, ev.similarity, ev.standout, ev.coverage, ev.topic] if with_meaning else [1.0, ev.coverage, ev.topic]
-         for ev, _ in rows]
+    x = [[1.0, *relevance.features(ev if with_meaning else replace(ev, similarity=None))] for ev, _ in rows]
     return np.asarray(x, dtype=float), np.asarray([label for _, label in rows], dtype=float)
 
 

@@ -19,7 +19,13 @@ neighbouring turn, which may still raise ``rank_score``):
 - ``exact``: the memory says exactly the query (case, spacing and closing
   punctuation aside), or the query is exactly a fact's value ("lisbon");
 - ``says_nothing``: a turn made only of acknowledgements and stop words
-  ("Okay.", words.says_nothing): it is about nothing on its own.
+  ("Okay.", words.says_nothing): it is about nothing on its own;
+- ``one_word``: the query is one keyword ("music", "where do I live"): a
+  topic, for which its words and its topic's words are the evidence that
+  counts (they get weights of their own);
+- ``own``: the memory is the user's own words (a user turn, or what was
+  learnt from them), not the assistant's: what a person asks about is
+  mostly what they told.
 
 An exact match scores 1, a turn that says nothing 0. Otherwise the score is a
 logistic model of the numbers, fitted on the development splits of the
@@ -34,15 +40,17 @@ from typing import List, Optional, Sequence, Tuple
 
 from ovos_memory_service.words import says_nothing
 
-# logistic weights: (intercept, similarity, standout, coverage, topic) per
-# embedding model (vectors/embedder.py), and (intercept, coverage, topic) without a vector
+# logistic weights per embedding model (vectors/embedder.py): the intercept, then
+# one per number of ``features`` (similarity, standout, coverage, topic, coverage
+# and topic again for a one-word query, own); and without a vector, the same without
+# the first two
 WITH_MEANING = {
-    "sentence-transformers/all-MiniLM-L6-v2": (-4.86, 1.09, 1.17, 5.33, 4.04),
-    "google/universal-sentence-encoder-multilingual-3": (-4.84, -1.80, 1.82, 4.74, 2.45),
+    "sentence-transformers/all-MiniLM-L6-v2": (-6.03, 4.54, 2.25, 0.00, 1.78, 3.86, 1.65, 1.31),
+    "google/universal-sentence-encoder-multilingual-3": (-4.52, 2.64, 1.24, 0.43, 4.57, 6.04, 0.00, 0.30),
 }
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_WEIGHTS = WITH_MEANING[DEFAULT_MODEL]
-KEYWORDS_ONLY = (-4.18, 8.78, 4.22)
+KEYWORDS_ONLY = (-4.0, 7.0, 4.0, 1.0, 1.0, 0.5)
 # the cosines of a model's memories to a query, before a user's own are known:
 # (mean, standard deviation), and how many of the user's they weigh as (SPREAD_WEIGHT)
 SPREAD_PRIOR = {
@@ -78,6 +86,15 @@ class Evidence:
     topic: float = 0.0  # share of keywords found only through their topic's words
     standout: float = 0.0  # see standout(); 0 without a similarity
     says_nothing: bool = False
+    one_word: bool = False
+    own: bool = False
+
+
+def features(evidence: Evidence) -> Tuple[float, ...]:
+    """The numbers the weights after the intercept multiply."""
+    one = float(evidence.one_word)
+    words = (evidence.coverage, evidence.topic, one * evidence.coverage, one * evidence.topic, float(evidence.own))
+    return words if evidence.similarity is None else (evidence.similarity, evidence.standout, *words)
 
 
 def _sigmoid(z: float) -> float:
@@ -92,11 +109,10 @@ def relevance(evidence: Evidence, with_meaning: Optional[Sequence[float]] = None
     if evidence.says_nothing:
         return 0.0
     if evidence.similarity is None:
-        b0, b_cov, b_topic = KEYWORDS_ONLY if keywords_only is None else keywords_only
-        return _sigmoid(b0 + b_cov * evidence.coverage + b_topic * evidence.topic)
-    b0, b_sim, b_standout, b_cov, b_topic = DEFAULT_WEIGHTS if with_meaning is None else with_meaning
-    return _sigmoid(b0 + b_sim * evidence.similarity + b_standout * evidence.standout
-                    + b_cov * evidence.coverage + b_topic * evidence.topic)
+        weights = KEYWORDS_ONLY if keywords_only is None else keywords_only
+    else:
+        weights = DEFAULT_WEIGHTS if with_meaning is None else with_meaning
+    return _sigmoid(weights[0] + sum(w * x for w, x in zip(weights[1:], features(evidence))))
 
 
 # memory.recall's order fuses two rankings, as RRF does: by relevance (a

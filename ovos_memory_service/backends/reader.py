@@ -148,7 +148,7 @@ class StoreReader:
                 scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
         except Unavailable:  # by words alone
             model, similarity, spread = None, {}, None
-        said = normalized(query)
+        said, one_word = normalized(query), len(words) == 1
         found = []
         for item in items:
             cosine = similarity.get(item.id)
@@ -156,7 +156,8 @@ class StoreReader:
                 cosine, coverage[item.id][0],
                 normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
                 coverage[item.id][1], 0.0 if cosine is None else standout(cosine, spread, model),
-                item.kind == "turn" and says_nothing(item.content, scope.lang)))
+                item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
+                item.kind != "turn" or item.role == "user"))
         return model, found
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):
