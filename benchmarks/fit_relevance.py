@@ -1,22 +1,34 @@
 """Fit the calibrated relevance of ovos_memory_service/relevance.py on the
-development split of the labelled relevance set (benchmarks/relevance/).
+development splits of the labelled sets: the relevance set
+(benchmarks/relevance/) and the understanding set (benchmarks/understanding/:
+personal facts asked back in other words, topics named by one word, questions
+about what was never said).
 
 Every scenario is stored for a user of its own through the service's write
 path (turns, then the facts the rules learn from them). For every query and
-every memory of its scenario, the service's own evidence (similarity, keyword
-coverage, exact) is paired with the person's judgement: a turn as labelled,
-a derived memory (a fact) relevant when one of its source turns is. Pairs
-with a query's context turns (about it only through the conversation, see
-benchmarks/relevance/README.md), or with a fact learnt only from them, are
-left out: the score is computed from the memory's own text. Two
-logistic regressions are fitted by Newton's method: with similarity and
-coverage and topic words, and without similarity (memories without a vector). It prints the
-weights to write into relevance.py, the log loss and Brier score of the
-fitted and of the current weights on both splits, and the recall at precision
-0.98 of the fitted weights and the best of a grid of weights searched on each
-split itself: how far the forget threshold can go with these features.
+every memory of its scenario, the service's own evidence (relevance.Evidence)
+is paired with the person's judgement: a turn as labelled, a derived memory (a
+fact) relevant when one of its source turns is. Pairs with a query's context
+turns (about it only through the conversation, see
+benchmarks/relevance/README.md), or with a fact learnt only from them, are left
+out of the fit: the score is computed from the memory's own text.
 
-    python benchmarks/fit_relevance.py [--data benchmarks/relevance] [--embeddings-model NAME]
+Each embedding model is fitted on the languages it serves by default
+(vectors/embedder.py), in two steps, by maximum likelihood with every weight
+but the intercepts at least 0 (more of any evidence never makes a memory less
+relevant):
+1. a logistic model of each memory's own evidence (``Fitted.evidence``);
+2. a logistic model of that logit, whether the memory is the best of its
+   user's memories for the query, and by how much it leads the next best
+   (``Fitted.best``).
+The weights for memories without a vector are fitted on every language. It
+prints the ``FITTED`` entries to write into relevance.py, and for both splits
+the log loss of the current and the fitted weights, and what a person meets
+at the recall and forget thresholds: precision of the relevance set's
+queries, questions whose answer is returned, topic words that find their facts
+(and items of other topics), and items returned for never-said questions.
+
+    python benchmarks/fit_relevance.py [--models NAME ...] [--data FOLDER ...]
 """
 import argparse
 import math
@@ -33,41 +45,35 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from benchmarks.relevance_data import judged, load_sets, open_engine, store_scenarios  # noqa: E402
 from ovos_memory_service import relevance  # noqa: E402
+from ovos_memory_service.config import DEFAULTS  # noqa: E402
 from ovos_memory_service.items import KINDS  # noqa: E402
 
+# each model is fitted on the languages it serves by default (vectors/embedder.py)
+MODELS = {"sentence-transformers/all-MiniLM-L6-v2": ("en-us",),
+          "google/universal-sentence-encoder-multilingual-3": ("pt-pt", "es-es", "de-de")}
+RECALL, FORGET = DEFAULTS["recall_relevance_threshold"], DEFAULTS["forget_relevance_threshold"]
+UNDERSTANDING = ("no_shared_word", "topic_word", "never_said")
 
-def pairs(engine, stored):
-    """(split, evidence, label) for every query and memory of every scenario,
-    but the query's context turns (and facts learnt only from them);
-    returns (pairs, how many were left out, (split, query, the cosines of
-    every memory of its user) per query)."""
-    out, left_out, spreads = [], 0, []
+
+def queries(engine, stored):
+    """One record per query: its split, category, and every memory of its
+    user as (evidence, label, kind); label None for a context turn."""
+    out = []
     for scenario in stored:
         items = engine.list(scenario.scope, KINDS, 10_000, 0, "all")[0]
         for query in scenario.queries:
             relevant, context = scenario.relevant_ids(query), scenario.context_ids(query)
             _, evidence = engine.reader.evidence(scenario.scope, query["query"], items)
-            spreads.append((scenario.split, query["query"],
-                            [ev.similarity for ev in evidence if ev.similarity is not None]))
-            for item, ev in zip(items, evidence):
-                label = judged(item, relevant, context)
-                if label is None:
-                    left_out += 1
-                else:
-                    out.append((scenario.split, ev, label))
-    return out, left_out, spreads
+            out.append({"split": scenario.split, "category": query["category"],
+                        "memories": [(ev, judged(item, relevant, context), item.kind)
+                                     for item, ev in zip(items, evidence)]})
+    return out
 
 
-def design(rows, with_meaning: bool):
-    x = [[1.0, *relevance.features(ev if with_meaning else replace(ev, similarity=None))] for ev, _ in rows]
-    return np.asarray(x, dtype=float), np.asarray([label for _, label in rows], dtype=float)
-
-
-def fit_logistic(x, y, ridge=1e-3, steps=50):
+def fit_logistic(x, y, ridge=1e-2, steps=100):
     """Maximum likelihood (a little ridge for stability), Newton's method,
-    every weight but the intercept at least 0: more of any evidence never
-    makes a memory less relevant (a feature whose weight would go below 0
-    is left out, and the rest fitted again)."""
+    every weight but the intercept at least 0 (a feature whose weight would
+    go below 0 is left out, and the rest fitted again)."""
     free = np.ones(x.shape[1], bool)
     while True:
         w = np.zeros(x.shape[1])
@@ -81,79 +87,91 @@ def fit_logistic(x, y, ridge=1e-3, steps=50):
                 break
         negative = [i for i in range(1, len(w)) if free[i] and w[i] < 0]
         if not negative:
-            return w
+            return tuple(round(float(v), 2) for v in w)
         free[min(negative, key=lambda i: w[i])] = False
 
 
-def recall_at_precision(rows, score, precision: float) -> float:
-    """The largest share of the relevant pairs a threshold on ``score`` keeps
-    with at least ``precision`` among what it keeps."""
-    ranked = sorted(rows, key=lambda row: score(row[0]), reverse=True)
-    relevant = sum(label for _, label in ranked)
-    best = kept = 0
-    for n, (_, label) in enumerate(ranked, 1):
-        kept += label
-        if kept / n >= precision:
-            best = kept
-    return best / max(1, relevant)
+def judged_pairs(records, split, with_meaning):
+    """(evidence, label) of the pairs a fit learns from."""
+    return [(ev if with_meaning else replace(ev, similarity=None), float(label))
+            for r in records if r["split"] == split for ev, label, _ in r["memories"]
+            if label is not None and not (ev.exact or ev.says_nothing)
+            and (ev.similarity is not None or not with_meaning)]
 
 
-def losses(rows, score):
-    eps = 1e-9
-    log_loss = brier = 0.0
-    for ev, label in rows:
-        p = min(1 - eps, max(eps, score(ev)))
-        log_loss -= label * math.log(p) + (1 - label) * math.log(1 - p)
-        brier += (p - label) ** 2
-    return log_loss / max(1, len(rows)), brier / max(1, len(rows))
+def fit_evidence(pairs):
+    x = np.asarray([[1.0, *relevance.features(ev)] for ev, _ in pairs])
+    return fit_logistic(x, np.asarray([label for _, label in pairs]))
 
 
-# each model is fitted on the languages it serves by default (vectors/embedder.py)
-MODELS = {"sentence-transformers/all-MiniLM-L6-v2": ("en-us",),
-          "google/universal-sentence-encoder-multilingual-3": ("pt-pt", "es-es", "de-de")}
+def fit_best(records, model, evidence_weights):
+    """The second step's weights, on the development queries."""
+    x, y = [], []
+    for r in records:
+        if r["split"] != "dev":
+            continue
+        kept = [(ev, label) for ev, label, _ in r["memories"] if not (ev.exact or ev.says_nothing)
+                and ev.similarity is not None]
+        logits = [relevance.logit(ev, evidence_weights) for ev, _ in kept]
+        for (ev, label), own, (best, lead) in zip(kept, logits, relevance.standing(logits, evidence_weights[0])):
+            if label is not None:
+                x.append([1.0, own, best, best * lead])
+                y.append(float(label))
+    return fit_logistic(np.asarray(x), np.asarray(y))
 
 
-def prior(found) -> tuple:
-    """The mean and standard deviation of a query's cosines to a user's
+def prior(records) -> tuple:
+    """The mean and standard deviation of a query's cosines to its user's
     memories, averaged over the development queries."""
-    means, stds = [], []
-    for split, query, similarities in found:
-        if split == "dev" and len(similarities) > 1:
-            means.append(float(np.mean(similarities)))
-            stds.append(float(np.std(similarities)))
-    return float(np.mean(means)), float(np.mean(stds))
+    spreads = [[ev.similarity for ev, _, _ in r["memories"] if ev.similarity is not None]
+               for r in records if r["split"] == "dev"]
+    spreads = [s for s in spreads if len(s) > 1]
+    return (round(float(np.mean([np.mean(s) for s in spreads])), 2),
+            round(float(np.mean([np.std(s) for s in spreads])), 2))
 
 
-def fit_model(model: str, langs, data):
-    sets = [s for folder in data for s in load_sets(folder) if s["lang"] in langs]
-    with tempfile.TemporaryDirectory() as tmp:
-        engine = open_engine(tmp, embeddings={"model": model})
-        try:
-            found, context, spreads = pairs(engine, store_scenarios(engine, sets))
-        finally:
-            engine.close()
-    rows = {split: [(ev, label) for s, ev, label in found if s == split and not (ev.exact or ev.says_nothing)]
-            for split in ("dev", "test")}
-    print(f"== {model} on {', '.join(langs)}")
-    print(f"pairs: dev {len(rows['dev'])}, test {len(rows['test'])} (exact matches and turns that say "
-          f"nothing left out: they score 1 and 0; "
-          f"{context} context pairs left out: about the query only through the conversation)")
-    mean, std = prior(spreads)
-    print(f'SPREAD_PRIOR["{model}"] = ({mean:.2f}, {std:.2f})')
-    with_vectors = [(ev, y) for ev, y in rows["dev"] if ev.similarity is not None]
-    meaning = tuple(float(w) for w in fit_logistic(*design(with_vectors, True)))
-    print(f'WITH_MEANING["{model}"] = ({", ".join(f"{w:.2f}" for w in meaning)})')
-    current = relevance.weights_for(model)
-    for name, score in (("current", lambda ev: relevance.relevance(ev, current)),
-                        ("fitted", lambda ev: relevance.relevance(ev, meaning))):
-        for split in ("dev", "test"):
-            log_loss, brier = losses(rows[split], score)
-            print(f"{name:8} {split:5} log loss {log_loss:.4f}  Brier {brier:.4f}")
-    print("recall of the pairs at precision 0.98 with the fitted weights")
-    for split in ("dev", "test"):
-        embedded = [(ev, y) for ev, y in rows[split] if ev.similarity is not None]
-        print(f"  {split:5} {recall_at_precision(embedded, lambda ev: relevance.relevance(ev, meaning), 0.98):.3f}")
-    return rows
+def measures(records, model, fitted, split) -> dict:
+    """Log loss, and what a person meets at the two thresholds."""
+    loss, pairs = 0.0, 0
+    kept = {RECALL: [0, 0], FORGET: [0, 0]}
+    asked = found = topic_facts = topic_found = wrong = never = 0
+    for r in records:
+        if r["split"] != split:
+            continue
+        found_scores = relevance.scores([ev for ev, _, _ in r["memories"]], model, fitted)
+        scored = list(zip(found_scores, r["memories"]))
+        for p, (ev, label, _) in scored:
+            if label is not None and not (ev.exact or ev.says_nothing):
+                p = min(1 - 1e-9, max(1e-9, p))
+                loss -= label * math.log(p) + (1 - label) * math.log(1 - p)
+                pairs += 1
+        category = r["category"]
+        if category not in UNDERSTANDING:
+            for threshold in kept:
+                labels = [label for p, (_, label, _) in scored if p >= threshold and label is not None]
+                kept[threshold][0] += sum(labels)
+                kept[threshold][1] += len(labels)
+        elif category == "no_shared_word":
+            asked += 1
+            found += any(p >= RECALL and label for p, (_, label, _) in scored)
+        elif category == "topic_word":
+            facts = [p for p, (_, label, kind) in scored if label and kind == "turn"]
+            topic_facts += len(facts)
+            topic_found += sum(p >= FORGET for p in facts)
+            wrong += sum(p >= FORGET and label is False for p, (_, label, _) in scored)
+        else:
+            never += sum(p >= RECALL for p, _ in scored)
+    return {"log loss": loss / max(1, pairs),
+            f"precision@{RECALL}": kept[RECALL][0] / max(1, kept[RECALL][1]),
+            f"precision@{FORGET}": kept[FORGET][0] / max(1, kept[FORGET][1]),
+            "question answered": found / max(1, asked),
+            "topic finds its facts": topic_found / max(1, topic_facts),
+            "items of other topics": wrong, "never-said items": never}
+
+
+def show(name, split, figures):
+    print(f"  {name:8} {split:5} " + ", ".join(
+        f"{key} {value:.3f}" if isinstance(value, float) else f"{key} {value}" for key, value in figures.items()))
 
 
 def main():
@@ -163,15 +181,30 @@ def main():
                         help="folders of labelled sets (default: the relevance and understanding sets)")
     parser.add_argument("--models", nargs="*", default=list(MODELS), help="the models to fit (default: both)")
     args = parser.parse_args()
-    every = {"dev": [], "test": []}
+    records = {}
     for model in args.models:
-        for split, rows in fit_model(model, MODELS[model], args.data).items():
-            every[split] += rows
-    keywords = tuple(float(w) for w in fit_logistic(*design(every["dev"], False)))
-    print(f"== without a vector, every language\nKEYWORDS_ONLY = ({', '.join(f'{w:.2f}' for w in keywords)})")
-    for split in ("dev", "test"):
-        log_loss, brier = losses(every[split], lambda ev: relevance.relevance(replace(ev, similarity=None), None, keywords))
-        print(f"fitted   {split:5} log loss {log_loss:.4f}  Brier {brier:.4f}")
+        sets = [s for folder in args.data for s in load_sets(folder) if s["lang"] in MODELS[model]]
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = open_engine(tmp, embeddings={"model": model})
+            try:
+                records[model] = queries(engine, store_scenarios(engine, sets))
+            finally:
+                engine.close()
+    every = [r for found in records.values() for r in found]
+    keywords = relevance.Fitted(fit_evidence(judged_pairs(every, "dev", False)))
+    keywords = replace(keywords, best=fit_best(
+        [{**r, "memories": [(replace(ev, similarity=None, standout=0.0), label, kind)
+                            for ev, label, kind in r["memories"]]} for r in every], None, keywords.evidence))
+    for model in args.models:
+        found = records[model]
+        fitted = relevance.Fitted(fit_evidence(judged_pairs(found, "dev", True)), spread=prior(found))
+        fitted = replace(fitted, best=fit_best(found, model, fitted.evidence))
+        print(f"== {model} on {', '.join(MODELS[model])}: {len(found)} queries")
+        print(f'    "{model}": Fitted(\n        {fitted.evidence}, {fitted.best}, {fitted.spread}),')
+        for split in ("dev", "test"):
+            show("current", split, measures(found, model, None, split))
+            show("fitted", split, measures(found, model, {model: fitted, None: keywords}, split))
+    print(f"== without a vector, every language\nKEYWORDS_ONLY = Fitted({keywords.evidence}, {keywords.best})")
 
 
 if __name__ == "__main__":

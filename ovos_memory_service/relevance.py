@@ -36,33 +36,40 @@ cosines spread differently (a model not fitted here gets all-MiniLM-L6-v2's).
 """
 import math
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.words import says_nothing
 
-# logistic weights per embedding model (vectors/embedder.py): the intercept, then
-# one per number of ``features`` (similarity, standout, coverage, topic, coverage
-# and topic again for a one-word query, own); and without a vector, the same without
-# the first two
-WITH_MEANING = {
-    "sentence-transformers/all-MiniLM-L6-v2": (-6.03, 4.54, 2.25, 0.00, 1.78, 3.86, 1.65, 1.31),
-    "google/universal-sentence-encoder-multilingual-3": (-4.52, 2.64, 1.24, 0.43, 4.57, 6.04, 0.00, 0.30),
-}
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-DEFAULT_WEIGHTS = WITH_MEANING[DEFAULT_MODEL]
-KEYWORDS_ONLY = (-4.0, 7.0, 4.0, 1.0, 1.0, 0.5)
-# the cosines of a model's memories to a query, before a user's own are known:
-# (mean, standard deviation), and how many of the user's they weigh as (SPREAD_WEIGHT)
-SPREAD_PRIOR = {
-    "sentence-transformers/all-MiniLM-L6-v2": (0.27, 0.15),
-    "google/universal-sentence-encoder-multilingual-3": (0.07, 0.10),
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The weights fitted for one embedding model (benchmarks/fit_relevance.py)."""
+    # the logistic model: the intercept, then one weight per number of ``features``
+    evidence: Tuple[float, ...]
+    # the second step: intercept, a memory's own logit, whether it is the best of
+    # the memories compared, and by how much it leads the next best (``standing``)
+    best: Tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
+    # the cosines of the model's memories to a query before a user's own are
+    # known (mean, standard deviation): the prior of ``standout``
+    spread: Tuple[float, float] = (0.0, 0.1)
+
+
+FITTED = {
+    "sentence-transformers/all-MiniLM-L6-v2": Fitted(
+        (-6.03, 4.54, 2.25, 0.00, 1.78, 3.86, 1.65, 1.31), (-0.91, 0.83, 1.32, 0.19), (0.11, 0.09)),
+    "google/universal-sentence-encoder-multilingual-3": Fitted(
+        (-4.52, 2.64, 1.24, 0.43, 4.57, 6.04, 0.00, 0.30), (-0.50, 0.88, 0.96, 0.00), (0.06, 0.09)),
 }
-SPREAD_WEIGHT = 5
+# memories without a vector (not embedded yet, or semantic recall off): words only
+KEYWORDS_ONLY = Fitted((-4.0, 7.0, 4.0, 1.0, 1.0, 0.5))
+SPREAD_WEIGHT = 5  # how many of a user's cosines the prior weighs as
 
 
-def weights_for(model: str) -> tuple:
-    """The similarity weights fitted for ``model`` (all-MiniLM-L6-v2's if none were)."""
-    return WITH_MEANING.get(model, DEFAULT_WEIGHTS)
+def fitted_for(model: Optional[str]) -> Fitted:
+    """The weights fitted for ``model`` (all-MiniLM-L6-v2's for one not fitted here)."""
+    return FITTED.get(model, FITTED[DEFAULT_MODEL]) if model else KEYWORDS_ONLY
 
 
 def standout(similarity: float, spread: Optional[Tuple[float, float, int]], model: str) -> float:
@@ -70,7 +77,7 @@ def standout(similarity: float, spread: Optional[Tuple[float, float, int]], mode
     the user's memories to the same query (``spread``: their mean, standard
     deviation and number), each estimated together with the model's prior,
     so that a user with three memories is not judged by those three alone."""
-    mean0, std0 = SPREAD_PRIOR.get(model, SPREAD_PRIOR[DEFAULT_MODEL])
+    mean0, std0 = fitted_for(model).spread
     mean_n, std_n, n = spread or (mean0, std0, 0)
     k = SPREAD_WEIGHT
     mean = (n * mean_n + k * mean0) / (n + k)
@@ -91,7 +98,7 @@ class Evidence:
 
 
 def features(evidence: Evidence) -> Tuple[float, ...]:
-    """The numbers the weights after the intercept multiply."""
+    """The numbers the evidence weights after the intercept multiply."""
     one = float(evidence.one_word)
     words = (evidence.coverage, evidence.topic, one * evidence.coverage, one * evidence.topic, float(evidence.own))
     return words if evidence.similarity is None else (evidence.similarity, evidence.standout, *words)
@@ -101,18 +108,40 @@ def _sigmoid(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def relevance(evidence: Evidence, with_meaning: Optional[Sequence[float]] = None,
-              keywords_only: Optional[Sequence[float]] = None) -> float:
-    """The calibrated relevance of one memory, in 0..1 (other weights: for fitting)."""
-    if evidence.exact:
-        return 1.0
-    if evidence.says_nothing:
-        return 0.0
-    if evidence.similarity is None:
-        weights = KEYWORDS_ONLY if keywords_only is None else keywords_only
-    else:
-        weights = DEFAULT_WEIGHTS if with_meaning is None else with_meaning
-    return _sigmoid(weights[0] + sum(w * x for w, x in zip(weights[1:], features(evidence))))
+def logit(evidence: Evidence, weights: Sequence[float]) -> float:
+    """The first step: the log-odds that one memory is about the query, from its own evidence."""
+    return weights[0] + sum(w * x for w, x in zip(weights[1:], features(evidence)))
+
+
+def standing(logits: Sequence[float], floor: float) -> List[Tuple[float, float]]:
+    """For each of ``logits`` (the memories compared for one query): whether
+    it is the best, and by how much it leads the next best (at least
+    ``floor``, a memory with no evidence at all)."""
+    if not logits:
+        return []
+    best = max(range(len(logits)), key=lambda i: logits[i])
+    runner_up = max([x for i, x in enumerate(logits) if i != best] + [floor])
+    return [(1.0, logits[i] - runner_up) if i == best else (0.0, 0.0) for i in range(len(logits))]
+
+
+def scores(evidence: Sequence[Evidence], model: Optional[str],
+           fitted: Optional[Dict[Optional[str], Fitted]] = None) -> List[float]:
+    """The calibrated relevance of each memory compared for one query, in 0..1:
+    1 for an exact match, 0 for a turn that says nothing; otherwise its own
+    evidence's logit, moved by whether it is the best of those compared and
+    by how much (the answer to a question stands out from the rest of what
+    the user said, even when its cosine is low). ``fitted``: other weights, for fitting."""
+    def weights(ev: Evidence) -> Fitted:
+        name = model if ev.similarity is not None else None
+        return (fitted or {}).get(name) or fitted_for(name)
+    judged = [i for i, ev in enumerate(evidence) if not (ev.exact or ev.says_nothing)]
+    first = [logit(evidence[i], weights(evidence[i]).evidence) for i in judged]
+    floor = min((weights(evidence[i]).evidence[0] for i in judged), default=0.0)
+    found = [1.0 if ev.exact else 0.0 for ev in evidence]
+    for i, own, (best, lead) in zip(judged, first, standing(first, floor)):
+        b0, b_own, b_best, b_lead = weights(evidence[i]).best
+        found[i] = _sigmoid(b0 + b_own * own + b_best * best + b_lead * best * lead)
+    return found
 
 
 # memory.recall's order fuses two rankings, as RRF does: by relevance (a

@@ -11,7 +11,7 @@ from ovos_memory_service import summaries
 from ovos_memory_service.errors import Unavailable
 from ovos_memory_service.history import live_conversation, live_window
 from ovos_memory_service.items import MemoryItem, normalized
-from ovos_memory_service.relevance import Evidence, relevance, standout, weights_for
+from ovos_memory_service.relevance import Evidence, scores, standout
 from ovos_memory_service.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
 from ovos_memory_service.wire import ChatMessage, iso_time
@@ -131,9 +131,8 @@ class StoreReader:
         """Set every item's ``score`` to its calibrated relevance to ``query``
         (relevance.py); returns the items."""
         model, evidence = self.evidence(scope, query, items)
-        weights = weights_for(model) if model is not None else None
-        for item, found in zip(items, evidence):
-            item.score = relevance(found, weights)
+        for item, score in zip(items, scores(evidence, model)):
+            item.score = score
         return items
 
     def evidence(self, scope: Scope, query: str, items: List[MemoryItem]) -> Tuple[Optional[str], List[Evidence]]:
