@@ -10,6 +10,8 @@ from tests.helpers import exchange, scope
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 LANGS = ["en-us", "pt-pt", "es-es", "de-de"]
 WORD = re.compile(r"^\w+$", re.UNICODE)
+MAX_HEADS = 12
+MAX_MEMBERS = 400
 
 
 def parse(lang):
@@ -40,8 +42,11 @@ def test_topics_list_format(lang):
             assert word, f"{where}: an empty word (stray comma?)"
             assert word == word.lower(), f"{where}: {word!r} is not lower case"
             assert WORD.match(word), f"{where}: {word!r} is not one word the search tokenizer keeps whole"
-        assert 1 <= len(heads) <= 6, f"{where}: {len(heads)} heads"
-        assert 10 <= len(members) <= 40, f"{where}: {len(members)} members"
+        # a topic's names, singular and plural ("job", "jobs", "occupation", "profession"...)
+        assert 1 <= len(heads) <= MAX_HEADS, f"{where}: {len(heads)} heads"
+        # a topic is shown by many concrete words (hundreds of occupations), each a term
+        # of the keyword search a head starts: bounded so that one query stays cheap
+        assert 10 <= len(members) <= MAX_MEMBERS, f"{where}: {len(members)} members"
         assert len(set(heads)) == len(heads), f"{where}: a head is repeated"
         assert len(set(members)) == len(members), f"{where}: a member is repeated"
         assert not set(heads) & set(members), f"{where}: {set(heads) & set(members)} both head and member"
@@ -89,3 +94,150 @@ def test_a_german_relative_is_found_by_a_topics_other_names(make_engine, model, 
     assert engine.wait_idle(timeout=120)
     found = engine.recall(scope(session="s2", lang="de-de"), question, threshold=0)
     assert found[0].content == answer, [i.content for i in found]
+
+
+# the topics every language names, by one of each language's heads: people ask and forget
+# by them ("forget what I told you about music", "¿a qué me dedico?", "was mache ich beruflich")
+TOPIC_NAMES = {
+    "pets": ("pets", "animais", "mascotas", "haustiere"),
+    "dog": ("dog", "cão", "perro", "hund"),
+    "cat": ("cat", "gato", "gato", "katze"),
+    "family": ("family", "família", "familia", "familie"),
+    "relatives": ("relatives", "parentes", "parientes", "verwandte"),
+    "siblings": ("siblings", "irmãos", "hermanos", "geschwister"),
+    "parents": ("parents", "pais", "padres", "eltern"),
+    "children": ("children", "filhos", "hijos", "kinder"),
+    "partner": ("relationship", "relação", "pareja", "beziehung"),
+    "wedding": ("married", "casado", "casado", "verheiratet"),
+    "friends": ("friends", "amigos", "amigos", "freunde"),
+    "home": ("home", "casa", "casa", "zuhause"),
+    "lives": ("lives", "vive", "vive", "lebt"),
+    "city": ("city", "cidade", "ciudad", "stadt"),
+    "born": ("born", "nasci", "nací", "geboren"),
+    "moving": ("moving", "mudança", "mudanza", "umzug"),
+    "work": ("work", "trabalho", "trabajo", "arbeit"),
+    "profession": ("profession", "profissão", "profesión", "beruf"),
+    "colleagues": ("colleagues", "colegas", "compañeros", "kollegen"),
+    "food": ("food", "comida", "comida", "essen"),
+    "diet": ("diet", "dieta", "dieta", "diät"),
+    "drinks": ("drinks", "bebidas", "bebidas", "getränke"),
+    "vegetarian": ("vegetarian", "vegetariano", "vegetariano", "vegetarier"),
+    "allergies": ("allergies", "alergias", "alergias", "allergien"),
+    "health": ("health", "saúde", "salud", "gesundheit"),
+    "doctor": ("doctor", "médico", "médico", "arzt"),
+    "dentist": ("dentist", "dentista", "dentista", "zahnarzt"),
+    "appointments": ("appointments", "marcações", "citas", "termine"),
+    "music": ("music", "música", "música", "musik"),
+    "instrument": ("instrument", "instrumento", "instrumento", "instrument"),
+    "films": ("films", "filmes", "películas", "filme"),
+    "books": ("books", "livros", "libros", "bücher"),
+    "sport": ("sport", "desporto", "deporte", "sport"),
+    "hobbies": ("hobbies", "passatempos", "aficiones", "hobbys"),
+    "garden": ("gardening", "jardinagem", "jardinería", "gartenarbeit"),
+    "games": ("games", "videojogos", "videojuegos", "videospiele"),
+    "travel": ("travel", "viagens", "viajes", "reisen"),
+    "holidays": ("holidays", "férias", "vacaciones", "urlaub"),
+    "car": ("car", "carro", "coche", "auto"),
+    "transport": ("transport", "transportes", "transporte", "verkehrsmittel"),
+    "school": ("school", "escola", "colegio", "schule"),
+    "exams": ("exams", "exames", "exámenes", "prüfungen"),
+    "languages": ("languages", "línguas", "idiomas", "sprachen"),
+    "money": ("money", "dinheiro", "dinero", "geld"),
+    "birthday": ("birthday", "aniversário", "cumpleaños", "geburtstag"),
+    "weekend": ("weekend", "fds", "finde", "wochenende"),
+    "plans": ("plans", "planos", "planes", "pläne"),
+    "secrets": ("secrets", "segredos", "secretos", "geheimnisse"),
+    "chores": ("chores", "tarefas", "tareas", "haushalt"),
+    "shopping": ("shopping", "compras", "compras", "einkaufen"),
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_language_names_the_same_topics(lang):
+    """The same topics in every language: a topic missing in one is recall and
+    forgetting that work in English and fail in Portuguese."""
+    heads = {h for _, line_heads, _ in parse(lang)[1] for h in line_heads}
+    column = LANGS.index(lang)
+    missing = {topic: names[column] for topic, names in TOPIC_NAMES.items() if names[column] not in heads}
+    assert not missing, f"{lang}: no line headed by {missing}"
+
+
+def index_terms(words):
+    """Each word as the store's FTS5 tokenizer indexes it (porter, remove_diacritics)."""
+    import sqlite3
+    from ovos_memory_service.store.sqlite.keywords import TOKENIZER
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5 (c, tokenize='{TOKENIZER}')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    db.executemany("INSERT INTO t (rowid, c) VALUES (?, ?)", [(i + 1, w) for i, w in enumerate(words)])
+    found = {doc: term for term, doc in db.execute("SELECT term, doc FROM v")}
+    return [found.get(i + 1, "") for i in range(len(words))]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_word_is_indexed_as_a_stop_word(lang):
+    """A topic word that the index stems like a stop word would find nearly every
+    memory: "Nichte" is indexed "nicht", "té" is "te", "Uber" is "über"."""
+    stops = sorted({w.strip().lower() for w in (LOCALE / lang / "stopwords.list").read_text(encoding="utf-8")
+                    .splitlines() if w.strip() and not w.startswith("#") and "'" not in w})
+    stop_terms = set(index_terms(stops)) - {""}
+    for number, heads, members in parse(lang)[1]:
+        words = heads + members
+        clash = {w: t for w, t in zip(words, index_terms(words)) if t in stop_terms}
+        assert not clash, f"{lang}:{number}: {clash} are indexed as stop words"
+
+
+# narrower topics of one broader topic: neither leads to the other
+SIBLINGS = [("dog", "cat"), ("siblings", "parents"), ("siblings", "children"), ("parents", "children"),
+            ("doctor", "dentist"), ("music", "films"), ("books", "films"), ("sport", "music")]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("one, other", SIBLINGS)
+def test_a_specific_word_never_leads_to_its_siblings(lang, one, other):
+    """One way: "forget my cat" must not reach the dogs, "my parents" not the children."""
+    column = LANGS.index(lang)
+    line_of = {head: (set(heads), set(members)) for _, heads, members in parse(lang)[1] for head in heads}
+    (one_heads, one_members), (other_heads, other_members) = (
+        line_of[TOPIC_NAMES[one][column]], line_of[TOPIC_NAMES[other][column]])
+    assert not one_members & other_heads, f"{lang}: {one} leads to {other} through {one_members & other_heads}"
+    assert not other_members & one_heads, f"{lang}: {other} leads to {one} through {other_members & one_heads}"
+
+
+# (lang, what is asked, a memory it reaches through the topic, a memory of another topic it must not reach)
+REACHES = [
+    ("en-us", "what do I do for a living", "I'm an electrician", "My sister Ana lives in Coimbra"),
+    ("en-us", "what instrument do I play", "I've had accordion lessons since May", "I play squash on Fridays"),
+    ("en-us", "forget what I told you about my family", "My stepdad fixed the fence", "My hamster bit me"),
+    ("en-us", "which city am I based in", "We moved to the suburbs last year", "I'm a plumber"),
+    ("en-us", "what vehicle do I have", "My motorbike is in for repairs", "I take insulin"),
+    ("pt-pt", "qual é a minha profissão", "Sou canalizadora há dez anos", "O meu irmão mora em Faro"),
+    ("pt-pt", "esquece o que te disse sobre animais", "O meu furão dorme numa caixa", "Tenho asma"),
+    ("pt-pt", "esquece o que te disse sobre línguas", "Estou a aprender neerlandês", "Sou enfermeira"),
+    ("es-es", "a qué me dedico", "Soy fontanera desde hace años", "Mi hermano vive en Cádiz"),
+    ("es-es", "olvida lo que te dije de mi salud", "Me diagnosticaron artrosis", "Me encanta la paella"),
+    ("es-es", "qué idioma estoy aprendiendo", "Me he apuntado a clases de euskera", "Tengo un galgo"),
+    ("de-de", "was mache ich beruflich", "Ich bin Krankenpflegerin", "Meine Schwester wohnt in Bremen"),
+    ("de-de", "vergiss was ich dir über Musik gesagt habe", "Ich spiele Bratsche im Orchester", "Ich habe Migräne"),
+    ("de-de", "welches Fahrzeug habe ich", "Mein Motorrad steht in der Garage", "Ich lerne Japanisch"),
+]
+
+
+@pytest.mark.parametrize("lang, query, reached, other", REACHES)
+def test_a_topic_reaches_its_memories_and_not_others(lang, query, reached, other):
+    """Matched as the store matches (topic_words, FTS5 with the store's tokenizer): a
+    question that names a topic reaches a memory that shares no word with it, and the
+    topic's words do not reach a memory of another topic (a word the two share, such as
+    "living" and "lives", is the query's own, not the topic's)."""
+    import sqlite3
+    from ovos_memory_service.resources import topics
+    from ovos_memory_service.store.sqlite.keywords import TOKENIZER, match_expression
+    from ovos_memory_service.words import keywords, topic_words
+    topics.cache_clear()
+    words = keywords(query, lang)
+    related = [m for members in topic_words(words, lang).values() for m in members]
+    db = sqlite3.connect(":memory:")
+    db.execute(f"CREATE VIRTUAL TABLE t USING fts5 (c, tokenize='{TOKENIZER}')")
+    db.executemany("INSERT INTO t (rowid, c) VALUES (?, ?)", [(1, reached), (2, other)])
+    found = {rowid for (rowid,) in db.execute("SELECT rowid FROM t WHERE t MATCH ?", [match_expression(related)])}
+    assert found == {1}, f"{query!r} ({words}) reaches {found} through its topics"
