@@ -382,11 +382,11 @@ EVERYDAY = {
     ],
     "pt-pt": [
         ("A minha irmã Ana mora em Coimbra", "family.sister.ana.residence", "Coimbra", "Irmã Ana mora em Coimbra"),
-        ("O meu irmão é cozinheiro", "family.brother.occupation", "cozinheiro", "Irmão trabalha como cozinheiro"),
+        ("O meu irmão é cozinheiro", "family.brother.occupation", "cozinheiro", "Irmão é cozinheiro"),
         ("Trabalho como enfermeira no hospital", "occupation", "enfermeira",
          "Trabalha como enfermeira no hospital"),
         ("Sou professora de matemática", "occupation", "professora de matemática", "É professora de matemática"),
-        ("Mudámo-nos para Braga no ano passado", "residence", "Braga", "Mora em Braga"),
+        ("Mudámo-nos para Braga no ano passado", "residence", "Braga", "Mudou-se para Braga"),
     ],
     "es-es": [
         ("Mi hermano trabaja de cocinero en Valencia", "family.brother.occupation", "cocinero",
@@ -400,7 +400,7 @@ EVERYDAY = {
         ("Ich arbeite als Krankenpfleger im Klinikum", "occupation", "Krankenpfleger",
          "Arbeitet als Krankenpfleger im Klinikum"),
         ("Wir wohnen seit drei Jahren in Graz", "residence", "Graz", "Wohnt in Graz"),
-        ("Mein Bruder Jan ist Koch", "family.brother.jan.occupation", "Koch", "Bruder Jan arbeitet als Koch"),
+        ("Mein Bruder Jan ist Koch", "family.brother.jan.occupation", "Koch", "Bruder Jan ist Koch"),
     ],
 }
 
