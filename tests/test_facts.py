@@ -91,6 +91,9 @@ def test_facts_are_shared_by_personas_and_sessions_of_the_user(engine):
     assert engine.build_context(scope(user="bob"), "what should I cook?").messages[0].role == "user"
 
 
+HEADINGS = {"en-us": "Known facts about the user:", "pt-pt": "Factos conhecidos sobre o utilizador:",
+            "es-es": "Datos conocidos sobre el usuario:", "de-de": "Bekannte Fakten über den Benutzer:"}
+
 CONVERSATIONS = {
     "en-us": (["Hi, my name is Ana.", "I live in Lisbon and I love jazz.", "My dog is called Rex.",
                "I work at Siemens.", "I'm allergic to peanuts."],
@@ -132,12 +135,12 @@ def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
     later = {"session": {"session_id": f"{person}-b", "lang": lang}}
     built = stack.ok("memory.context.build", {"user_id": person, "utterance": question}, **later)
     block = built["messages"][0]["content"]
-    assert block.startswith("Known facts about the user:")
+    assert block.startswith(HEADINGS[lang] + "\n")  # in the conversation's language
     for piece in expected:
         assert piece in block
     stranger = stack.ok("memory.context.build", {"utterance": question},
                         session={"session_id": f"{person}-stranger", "lang": lang})
-    assert "Known facts" not in str(stranger["messages"])
+    assert HEADINGS[lang] not in str(stranger["messages"])
 
 
 def test_a_statement_learnt_without_a_slot_gets_one_later(engine):
@@ -202,10 +205,6 @@ def test_two_named_people_of_one_relation_keep_their_own_facts(engine):
 ])
 def test_facts_are_worded_in_the_conversations_language_with_capitals(engine, lang, said, statement):
     assert learnt(engine, scope(lang=lang), said) == [statement]
-
-
-HEADINGS = {"en-us": "Known facts about the user:", "pt-pt": "Factos conhecidos sobre o utilizador:",
-            "es-es": "Datos conocidos sobre el usuario:", "de-de": "Bekannte Fakten über den Benutzer:"}
 
 
 @pytest.mark.parametrize("lang", sorted(HEADINGS))

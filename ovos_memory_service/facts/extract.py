@@ -376,7 +376,7 @@ def _capitalised(word: str) -> str:
     return word[:1].upper() + word[1:]
 
 
-def _as_name(text: str, lang: Language) -> str:
+def capitalise_name(text: str, lang: Language) -> str:
     """Each word (and each part of a hyphenated word) capitalised, except the
     particles inside a name: "Rio de Janeiro", "Trás-os-Montes"."""
     particles = set(lang.lists["particles"])
@@ -407,7 +407,7 @@ def _written(text: str, case: str, lead: str, lang: Language) -> str:
     described = {"name": (), "place": lang.lists["indefinite"],
                  "org": lang.lists["indefinite"] + lang.lists["definite"]}.get(case)
     if described is not None and lead not in described:
-        return _as_name(text, lang)
+        return capitalise_name(text, lang)
     return _as_nouns(text, lang)
 
 
