@@ -30,6 +30,9 @@ def ok(data_dir, *args, **kw):
     return result.output
 
 
+SISTER = {"My sister lives in Lisbon", "Sister lives in Lisbon"}  # a turn and the fact learnt from it
+
+
 @pytest.fixture
 def filled(make_engine, tmp_path):
     """A store with two users' conversations and an explicit memory, then closed
@@ -55,7 +58,7 @@ def test_stats_list_and_search_with_the_daemon_stopped(filled):
         "I am allergic to peanuts", "Sister lives in Lisbon"}  # the newest: the remembered one, the learnt one
     assert json.loads(ok(filled, "list", "--json", "--user", "ana", "--persona", "chef"))["total"] == 3
     found = json.loads(ok(filled, "search", "where does my sister live", "--json"))
-    assert {m["content"] for m in found[:2]} == {"My sister lives in Lisbon", "Sister lives in Lisbon"}  # the turn and its fact
+    assert {m["content"] for m in found[:2]} == SISTER  # the turn and its fact
     assert "4 of 4 memories of default" in ok(filled)  # list is the default command, as a table
 
 
@@ -94,7 +97,7 @@ def test_reindex_and_compact(filled):
     assert "rebuilt over 7 memories" in out and "7 vectors rebuilt" in out
     assert json.loads(ok(filled, "stats", "--json"))["vectors"] == 7
     assert json.loads(ok(filled, "compact", "--json")) == {"compacted": True}
-    assert {m["content"] for m in json.loads(ok(filled, "search", "sister", "--json"))[:2]} == {"My sister lives in Lisbon", "Sister lives in Lisbon"}
+    assert {m["content"] for m in json.loads(ok(filled, "search", "sister", "--json"))[:2]} == SISTER
 
 
 def test_clear_errors_and_exit_codes(filled, tmp_path):
