@@ -47,6 +47,19 @@ def word_list(lang: str, name: str) -> FrozenSet[str]:
     return frozenset(w.lower() for w in read_list(path)) if path and path.exists() else frozenset()
 
 
+DEFAULT_FACTS_HEADER = "Known facts about the user:"
+
+
+@lru_cache(maxsize=64)
+def facts_header(lang: str) -> str:
+    """``locale/<lang>/facts_header.txt``: the heading of the facts block in the
+    conversation's language (English when the language has none)."""
+    folder = match_lang(lang) if lang else None
+    path = locale_dir() / folder / "facts_header.txt" if folder else None
+    lines = read_list(path) if path and path.exists() else []
+    return lines[0] if lines else DEFAULT_FACTS_HEADER
+
+
 def stop_words(lang: str) -> FrozenSet[str]:
     """Words keyword recall leaves out: they match everything and find nothing."""
     return word_list(lang, "stopwords")

@@ -30,9 +30,13 @@ def ok(data_dir, *args, **kw):
     return result.output
 
 
+SISTER = {"My sister lives in Lisbon", "Sister lives in Lisbon"}  # a turn and the fact learnt from it
+
+
 @pytest.fixture
 def filled(make_engine, tmp_path):
-    """A store with two users' conversations and an explicit memory, then closed."""
+    """A store with two users' conversations and an explicit memory, then closed
+    (the rules learn "Sister lives in Lisbon" and "Dislikes coriander" from them)."""
     engine = make_engine()
     exchange(engine, scope(user="default", session="default"), "My sister lives in Lisbon", "Nice city")
     exchange(engine, scope(user="ana", session="kitchen", persona="chef"), "I hate coriander", "Noted")
@@ -45,16 +49,17 @@ def filled(make_engine, tmp_path):
 def test_stats_list_and_search_with_the_daemon_stopped(filled):
     stats = json.loads(ok(filled, "stats", "--json"))
     users = {u["user_id"]: u for u in stats["users"]}
-    assert users["default"]["turn"] == 2 and users["default"]["fact"] == 1 and users["ana"]["turn"] == 2
+    assert users["default"]["turn"] == 2 and users["default"]["fact"] == 2 and users["ana"]["turn"] == 2
     assert users["ana"]["preference"] == 1  # "I hate coriander", learnt in the background
     # stats never loads the model; the vectors are counted from their files
     assert stats["semantic_recall"] == "not loaded" and stats["vectors"] == sum(u["total"] for u in users.values())
     listed = json.loads(ok(filled, "list", "--json"))
-    assert listed["total"] == 3 and listed["memories"][0]["content"] == "I am allergic to peanuts"
+    assert listed["total"] == 4 and {m["content"] for m in listed["memories"][:2]} == {
+        "I am allergic to peanuts", "Sister lives in Lisbon"}  # the newest: the remembered one, the learnt one
     assert json.loads(ok(filled, "list", "--json", "--user", "ana", "--persona", "chef"))["total"] == 3
     found = json.loads(ok(filled, "search", "where does my sister live", "--json"))
-    assert found[0]["content"] == "My sister lives in Lisbon"
-    assert "3 of 3 memories of default" in ok(filled)  # list is the default command, as a table
+    assert {m["content"] for m in found[:2]} == SISTER  # the turn and its fact
+    assert "4 of 4 memories of default" in ok(filled)  # list is the default command, as a table
 
 
 def test_forget_dry_run_then_for_real(filled):
@@ -76,23 +81,23 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(filled, tm
     exported = tmp_path / "memories.jsonl"
     ok(filled, "export", str(exported))
     records = [json.loads(line) for line in exported.read_text().splitlines()]
-    assert len(records) == 6 and {r["kind"] for r in records} == {"turn", "fact", "preference"}
+    assert len(records) == 7 and {r["kind"] for r in records} == {"turn", "fact", "preference"}
     empty = tmp_path / "empty"
-    assert "imported 6 memories" in ok(empty, "import", str(exported))
+    assert "imported 7 memories" in ok(empty, "import", str(exported))
     again = tmp_path / "again.jsonl"
     ok(empty, "export", str(again))
     assert again.read_text() == exported.read_text()  # ids, kinds, scopes, provenance, times
-    assert "0 memories, 6 already present" in ok(empty, "import", str(exported))
+    assert "0 memories, 7 already present" in ok(empty, "import", str(exported))
     found = json.loads(ok(empty, "search", "peanuts", "--json"))
     assert found[0]["content"] == "I am allergic to peanuts"
 
 
 def test_reindex_and_compact(filled):
     out = ok(filled, "reindex")
-    assert "rebuilt over 6 memories" in out and "6 vectors rebuilt" in out
-    assert json.loads(ok(filled, "stats", "--json"))["vectors"] == 6
+    assert "rebuilt over 7 memories" in out and "7 vectors rebuilt" in out
+    assert json.loads(ok(filled, "stats", "--json"))["vectors"] == 7
     assert json.loads(ok(filled, "compact", "--json")) == {"compacted": True}
-    assert json.loads(ok(filled, "search", "sister", "--json"))[0]["content"] == "My sister lives in Lisbon"
+    assert {m["content"] for m in json.loads(ok(filled, "search", "sister", "--json"))[:2]} == SISTER
 
 
 def test_clear_errors_and_exit_codes(filled, tmp_path):

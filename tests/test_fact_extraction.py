@@ -2,6 +2,7 @@
 what it must not find (questions, hypotheticals, other people), retractions,
 and that every pattern file parses."""
 import dataclasses
+import re
 
 import pytest
 
@@ -363,3 +364,125 @@ def test_malformed_pattern_files_are_refused(tmp_path, body, message):
     path.write_text(body, encoding="utf-8")
     with pytest.raises(PatternError, match=message.replace("{", r"\{").replace("@", "@")):
         parse_facts(path, "bad", r"(?!)")
+
+
+# ------------------------------------------------- people, work and home, as people say them
+# (utterance as written, slot, value, stored statement); each is also said as
+# speech-to-text gives it (lowercase, no punctuation) and must give the same
+EVERYDAY = {
+    "en-us": [
+        ("My sister lives in Berlin.", "family.sister.residence", "Berlin", "Sister lives in Berlin"),
+        ("My brother Tom is a chef", "family.brother.tom.occupation", "chef", "Brother Tom works as chef"),
+        ("I work as a nurse at the children's hospital", "occupation", "nurse",
+         "Works as nurse at the children's hospital"),
+        ("I've been a plumber for ten years", "occupation", "plumber", "Works as plumber"),
+        ("I teach maths at a secondary school", "occupation", "maths", "Teaches maths at a secondary school"),
+        ("We moved to Leeds last spring", "residence", "Leeds", "Lives in Leeds"),
+        ("Home is a small flat in Porto", "residence", "Porto", "Lives in a small flat in Porto"),
+    ],
+    "pt-pt": [
+        ("A minha irmã Ana mora em Coimbra", "family.sister.ana.residence", "Coimbra", "Irmã Ana mora em Coimbra"),
+        ("O meu irmão é cozinheiro", "family.brother.occupation", "cozinheiro", "Irmão é cozinheiro"),
+        ("Trabalho como enfermeira no hospital", "occupation", "enfermeira",
+         "Trabalha como enfermeira no hospital"),
+        ("Sou professora de matemática", "occupation", "professora de matemática", "É professora de matemática"),
+        ("Mudámo-nos para Braga no ano passado", "residence", "Braga", "Mudou-se para Braga"),
+    ],
+    "es-es": [
+        ("Mi hermano trabaja de cocinero en Valencia", "family.brother.occupation", "cocinero",
+         "Hermano trabaja como cocinero en Valencia"),
+        ("Soy profesora de primaria", "occupation", "profesora de primaria", "Es profesora de primaria"),
+        ("Vivo en un piso en Sevilla", "residence", "Sevilla", "Vive en un piso en Sevilla"),
+        ("Mi amiga Lucía vive en Toledo", "family.friend.lucía.residence", "Toledo", "Amiga Lucía vive en Toledo"),
+    ],
+    "de-de": [
+        ("Meine Schwester wohnt in Köln", "family.sister.residence", "Köln", "Schwester wohnt in Köln"),
+        ("Ich arbeite als Krankenpfleger im Klinikum", "occupation", "Krankenpfleger",
+         "Arbeitet als Krankenpfleger im Klinikum"),
+        ("Wir wohnen seit drei Jahren in Graz", "residence", "Graz", "Wohnt in Graz"),
+        ("Mein Bruder Jan ist Koch", "family.brother.jan.occupation", "Koch", "Bruder Jan ist Koch"),
+    ],
+}
+
+
+def spoken(text):
+    """As speech-to-text gives it: lowercase, no punctuation."""
+    return " ".join(text.lower().replace(".", " ").replace(",", " ").split())
+
+
+@pytest.mark.parametrize("lang,text,slot,value,statement", [
+    (lang, said(text), slot, value, statement) for lang, cases in EVERYDAY.items()
+    for text, slot, value, statement in cases for said in (str, spoken)])
+def test_people_work_and_home_as_people_say_them(lang, text, slot, value, statement):
+    fact = only_fact(text, lang)
+    assert (fact.slot, fact.value, fact.text, fact.negated) == (slot, value, statement, False)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "does my sister live in berlin"), ("en-us", "if my sister lived in berlin we would visit"),
+    ("en-us", "tom said his sister lives in berlin"), ("en-us", "her sister lives in berlin"),
+    ("en-us", "my sister would love to live in berlin"), ("en-us", "john is a chef"),
+    ("en-us", "my friend lives in berlin"), ("en-us", "my brother is a big fan of jazz"),
+    ("pt-pt", "a minha irmã mora em coimbra?"), ("pt-pt", "se a minha irmã morasse em coimbra"),
+    ("pt-pt", "o pedro disse que a irmã mora em coimbra"), ("pt-pt", "a irmã dela mora em coimbra"),
+    ("pt-pt", "sou muito feliz"), ("pt-pt", "sou casada"),
+    ("es-es", "¿mi hermano vive en valencia?"), ("es-es", "si mi hermano viviera en valencia"),
+    ("es-es", "pablo dice que su hermano vive en valencia"), ("es-es", "su hermano vive en valencia"),
+    ("es-es", "soy muy feliz"),
+    ("de-de", "wohnt meine schwester in köln"), ("de-de", "wenn meine schwester in köln wohnen würde"),
+    ("de-de", "jan sagt, seine schwester wohnt in köln"), ("de-de", "ihre schwester wohnt in köln"),
+    ("de-de", "ich bin sehr müde"),
+])
+def test_questions_wishes_and_others_people_give_nothing(lang, text):
+    assert extract_facts(text, lang) == []
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    ("en-us", "my sister doesn't live in berlin any more", "family.sister.residence", "Berlin"),
+    ("pt-pt", "a minha irmã já não mora em coimbra", "family.sister.residence", "Coimbra"),
+    ("es-es", "mi hermano ya no trabaja de cocinero", "family.brother.occupation", "cocinero"),
+    ("de-de", "meine schwester wohnt nicht mehr in köln", "family.sister.residence", "Köln"),
+])
+def test_a_persons_fact_is_retracted(lang, text, slot, value):
+    fact = only_fact(text, lang)
+    assert (fact.slot, fact.value, fact.negated) == (slot, value, True)
+
+
+# ------------------------------------------------------------------- capitals
+@pytest.mark.parametrize("lang,text,statement", [
+    # names and places said in lowercase (speech-to-text) are written with capitals
+    ("en-us", "my dog is called biscuit", "Has a dog called Biscuit"),
+    ("en-us", "i live in stratford upon avon", "Lives in Stratford upon Avon"),
+    ("en-us", "my name is mary o'brien", "Name is Mary O'Brien"),
+    ("pt-pt", "moro em coimbra", "Mora em Coimbra"),
+    ("pt-pt", "chamo-me maria da conceição", "Chama-se Maria da Conceição"),
+    ("pt-pt", "sou de trás-os-montes", "É de Trás-os-Montes"),
+    ("es-es", "vivo en alcalá de henares", "Vive en Alcalá de Henares"),
+    ("es-es", "mi gata se llama luna", "Su gata se llama Luna"),
+    ("de-de", "ich wohne in frankfurt am main", "Wohnt in Frankfurt am Main"),
+    ("de-de", "mein hund heißt bello", "Hund heißt Bello"),
+    ("de-de", "meine große schwester heißt anna", "Große Schwester heißt Anna"),
+    # common nouns stay in lowercase, except German nouns
+    ("en-us", "i work as a nurse", "Works as nurse"),
+    ("pt-pt", "trabalho como enfermeira", "Trabalha como enfermeira"),
+    ("es-es", "trabajo de camarero", "Trabaja como camarero"),
+    ("de-de", "ich arbeite als lehrerin", "Arbeitet als Lehrerin"),
+    ("de-de", "ich bin leitende ärztin im städtischen klinikum", "Ist leitende Ärztin im städtischen Klinikum"),
+    # what arrives with capitals is kept as it was written
+    ("en-us", "I live in McAllen", "Lives in McAllen"),
+])
+def test_names_and_places_are_capitalised_common_nouns_are_not(lang, text, statement):
+    assert only_fact(text, lang).text == statement
+
+
+def test_every_languages_statements_are_in_that_language():
+    """A block copied from English without translating its @text shows here."""
+    def words(lang):
+        found = set()
+        for rule in load_language(lang).rules:
+            for template in (rule.text, rule.not_text):
+                found |= {w.lower() for w in re.findall(r"\w+", re.sub(r"\{\w+\}", " ", template))}
+        return found
+    english = words("en-us")
+    for lang in ("pt-pt", "es-es", "de-de"):
+        assert words(lang) & english <= {"a", "in", "no"}, lang  # words both languages have

@@ -72,3 +72,18 @@ def test_a_portuguese_listener_hears_an_english_learnt_fact_in_portuguese(voice)
     # what is stored is unchanged
     items, _ = voice.engine.list(scope(user=me), ("fact",), 10, 0, "all")
     assert [i.content for i in items] == ["Lives in Porto"]
+
+
+def test_what_was_said_about_work_and_a_sister_is_remembered_about_me(voice):
+    """Said as speech-to-text gives it, in conversation; "what do you remember
+    about me" reads the facts learnt from it (facts only), names capitalised."""
+    from tests.helpers import eventually, exchange
+    me = f"u-{uuid.uuid4().hex[:8]}"
+    for said in ("i work as a nurse at the children's hospital", "my sister lives in berlin"):
+        exchange(voice.engine, scope(user=me, session="kitchen", lang="en-us"), said, "Okay.")
+    eventually(lambda: len(voice.engine.list(scope(user=me), ("fact",), 10, 0, "all")[0]) == 2)
+    heard = voice.say("what do you remember about me", "en-us", me)
+    assert heard.dialogs == ["remembered.list"], heard.text
+    assert "Works as nurse at the children's hospital" in heard.text and "Sister lives in Berlin" in heard.text
+    heard = voice.say("o que te lembras sobre mim", "pt-pt", me)
+    assert "Irmã mora em Berlin" in heard.text, heard.text

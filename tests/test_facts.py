@@ -91,6 +91,9 @@ def test_facts_are_shared_by_personas_and_sessions_of_the_user(engine):
     assert engine.build_context(scope(user="bob"), "what should I cook?").messages[0].role == "user"
 
 
+HEADINGS = {"en-us": "Known facts about the user:", "pt-pt": "Factos conhecidos sobre o utilizador:",
+            "es-es": "Datos conocidos sobre el usuario:", "de-de": "Bekannte Fakten über den Benutzer:"}
+
 CONVERSATIONS = {
     "en-us": (["Hi, my name is Ana.", "I live in Lisbon and I love jazz.", "My dog is called Rex.",
                "I work at Siemens.", "I'm allergic to peanuts."],
@@ -132,12 +135,12 @@ def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
     later = {"session": {"session_id": f"{person}-b", "lang": lang}}
     built = stack.ok("memory.context.build", {"user_id": person, "utterance": question}, **later)
     block = built["messages"][0]["content"]
-    assert block.startswith("Known facts about the user:")
+    assert block.startswith(HEADINGS[lang] + "\n")  # in the conversation's language
     for piece in expected:
         assert piece in block
     stranger = stack.ok("memory.context.build", {"utterance": question},
                         session={"session_id": f"{person}-stranger", "lang": lang})
-    assert "Known facts" not in str(stranger["messages"])
+    assert HEADINGS[lang] not in str(stranger["messages"])
 
 
 def test_a_statement_learnt_without_a_slot_gets_one_later(engine):
@@ -170,3 +173,50 @@ def test_a_restated_fact_keeps_the_words_of_its_most_trusted_source(engine, firs
     items, total = engine.list(sc, kinds=["fact"])
     assert total == 1 and items[0].content == "Lives in Braga"
     assert sorted(items[0].sources) == ["turn-a", "turn-b"]
+
+
+def learnt(engine, sc, *said):
+    for line in said:
+        exchange(engine, sc, line, "Okay.")
+    engine.wait_idle()
+    return facts(engine, sc)
+
+
+def test_people_work_and_home_said_as_speech_to_text_gives_them_are_learnt(engine):
+    sc = scope()
+    assert learnt(engine, sc, "i work as a nurse at the children's hospital", "my sister lives in berlin",
+                  "my dog is called biscuit") == [
+        "Has a dog called Biscuit", "Sister lives in Berlin", "Works as nurse at the children's hospital"]
+    # a person's fact is one value per slot, as the user's: a move updates it
+    assert learnt(engine, sc, "my sister moved to munich", "i'm no longer a nurse") == [
+        "Has a dog called Biscuit", "Sister lives in Munich"]
+
+
+def test_two_named_people_of_one_relation_keep_their_own_facts(engine):
+    sc = scope()
+    assert learnt(engine, sc, "my brother tom is a chef", "my brother jim is a lawyer",
+                  "my brother tom is a baker now") == ["Brother Jim works as lawyer", "Brother Tom works as baker"]
+
+
+@pytest.mark.parametrize("lang,said,statement", [
+    ("pt-pt", "moro em coimbra", "Mora em Coimbra"),
+    ("es-es", "mi perro se llama toby", "Su perro se llama Toby"),
+    ("de-de", "meine schwester wohnt in köln", "Schwester wohnt in Köln"),
+])
+def test_facts_are_worded_in_the_conversations_language_with_capitals(engine, lang, said, statement):
+    assert learnt(engine, scope(lang=lang), said) == [statement]
+
+
+@pytest.mark.parametrize("lang", sorted(HEADINGS))
+def test_the_facts_block_heading_follows_the_conversations_language(make_engine, lang):
+    engine = make_engine(personas={"sage": {"memory_module": "ovos-memory-plugin-entity",
+                                            "ovos-memory-plugin-entity": {"api_url": ""}},
+                                   "told": {"memory_module": "ovos-memory-plugin-entity",
+                                            "ovos-memory-plugin-entity": {"api_url": "",
+                                                                          "facts_header": "Facts:"}}})
+    engine.remember(scope(persona="sage", lang=lang), "Likes long walks")
+    block = engine.build_context(scope(persona="sage", lang=lang), "hi").messages[0]
+    assert block.role == "system" and block.content == HEADINGS[lang] + "\n- Likes long walks"
+    # a configured heading wins, in every language
+    told = engine.build_context(scope(persona="told", lang=lang), "hi").messages[0]
+    assert told.content == "Facts:\n- Likes long walks"

@@ -20,6 +20,11 @@ ANSWERS = {
                        '"kind": "preference", "slot": null, "value": null} Let me know if you need more.',
     "brother Rui": '[{"statement": "Has a brother called Rui", "kind": "fact", "slot": "family.brother.name", '
                    '"value": "Rui"}, {"statement": "Rui is a ch',
+    # said in ways the rules do not read, so that what is learnt comes from the model
+    "Lisbon has been my home": '[{"statement": "Lives in Lisbon", "kind": "fact", "slot": "residence", '
+                               '"value": "Lisbon"}]',
+    "Rui, my brother": '[{"statement": "Has a brother called Rui", "kind": "fact", "slot": "family.brother.name", '
+                       '"value": "Rui"}]',
     "beagle": "- Has a beagle named Bolt\n- Likes dogs",
     "weather": '[{"statement": "Asked about the wea',
     "pizza": "I'm sorry, I can't help with that.",
@@ -157,9 +162,9 @@ def test_unreadable_answers_are_tried_three_times(make_engine, stub, quick_retri
 def test_nothing_is_lost_while_the_endpoint_is_down(make_engine, quick_retries):
     down = OpenAIStub(answer=answer)  # not started: connection refused
     engine = entity_engine(make_engine, down.url)
-    exchange(engine, SAGE, "These days home is Lisbon for me", "Nice.")
+    exchange(engine, SAGE, "Lisbon has been my home for a while now", "Nice.")
     exchange(engine, SAGE, "Honestly, cycling to work every day keeps me sane", "Good.")
-    exchange(engine, SAGE, "my brother Rui is a chef", "Tasty.")
+    exchange(engine, SAGE, "Rui, my brother, cooks for a living", "Tasty.")
     assert eventually(lambda: engine.health()["last_background_error"])
     assert facts(engine) == [] and engine.background.llm.pending() == 3
     down.start()
@@ -195,8 +200,8 @@ def test_a_bad_endpoint_delays_no_turn_and_loses_no_fact(make_engine, stub, quic
     stub.mode, stub.delay = mode, 2.0
     engine = entity_engine(make_engine, stub.url, request_timeout=3)
     slowest = 0.0
-    for said in ("These days home is Lisbon for me", "Honestly, cycling to work every day keeps me sane",
-                 "my brother Rui is a chef"):
+    for said in ("Lisbon has been my home for a while now", "Honestly, cycling to work every day keeps me sane",
+                 "Rui, my brother, cooks for a living"):
         started = time.monotonic()
         exchange(engine, SAGE, said, "I see.")
         engine.build_context(SAGE, "what do you know?")

@@ -1,5 +1,7 @@
 """``entity``: what the service knows about the user, as the seed's block
-"Known facts about the user:" before the utterance: the newest ``max_facts``
+"Known facts about the user:" before the utterance (the heading in the
+conversation's language, ``locale/<lang>/facts_header.txt``, unless the persona
+sets ``facts_header``): the newest ``max_facts``
 current facts, listed as the seed lists them, oldest first in the order they
 were learnt, each in the words it was learnt in.
 
@@ -13,12 +15,12 @@ from ovos_memory_service.items import USER_FACT_KINDS, normalized
 from ovos_memory_service.wire import ChatMessage
 
 from ovos_memory_service.chat import DEFAULT_API_URL
-
-DEFAULT_FACTS_HEADER = "Known facts about the user:"
+from ovos_memory_service.resources import facts_header
 
 
 class EntityBackend(Backend):
-    """Seed keys: ``facts_header``, ``max_facts`` (50), ``system_prompt``, and for
+    """Seed keys: ``facts_header`` (default: the conversation's language's heading),
+    ``max_facts`` (50), ``system_prompt``, and for
     the LLM: ``api_url`` (http://localhost:8000/v1; "" for rules only), ``model``,
     ``max_extract_tokens`` (128), ``request_timeout`` (30), ``extraction_prompt``
     (must contain ``{exchange}``); and ``api_key``. The extraction runs in the
@@ -29,8 +31,8 @@ class EntityBackend(Backend):
 
     def __init__(self, config, reader):
         super().__init__(config, reader)
-        self.facts_header = config.get("facts_header", DEFAULT_FACTS_HEADER)
-        if not isinstance(self.facts_header, str):
+        self.facts_header = config.get("facts_header")  # None: the conversation's language's
+        if self.facts_header is not None and not isinstance(self.facts_header, str):
             raise ValueError("facts_header must be a string")
         self.max_facts = int_key(config, "max_facts", 50, 1, 1000)
         prompt = config.get("extraction_prompt")
@@ -62,7 +64,8 @@ class EntityBackend(Backend):
 
     def build(self, scope, utterance, now):
         facts = self.facts(scope)
-        block = [ChatMessage("system", self.facts_header + "\n" + "\n".join(f"- {f.content}" for f in facts))
+        header = self.facts_header if self.facts_header is not None else facts_header(scope.lang)
+        block = [ChatMessage("system", header + "\n" + "\n".join(f"- {f.content}" for f in facts))
                  ] if facts else []
         best_first = sorted(self.reader.score(scope, utterance, list(facts)), key=lambda f: f.score, reverse=True)
         return Context(assemble(self.settings, [], utterance, extra_system=block), best_first)

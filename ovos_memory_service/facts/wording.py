@@ -7,7 +7,10 @@ slot and value, and the listener's rule pack (``locale/<lang>/facts/``) has a
 block for that slot whose value is the captured ``{value}``, the block's
 ``@text`` template is filled with the value ("Mora em Porto"); a word the
 template takes from a map (``{in}``, ``{animal}``) is the map's first word for
-the key the slot names, else its first word. A fact already worded by one of
+the key the slot names, else its first word, as the file writes it; a person's
+``{name}`` comes from the slot ("family.sister.ana.residence": "Ana"). A
+block whose template keeps a ``{detail}`` of the sentence cannot be filled:
+the slot's other blocks are tried. A fact already worded by one of
 the listener's templates (learnt in that language) is read as it was said, and
 so is one the listener's patterns understand (said in that language: "I live
 in Porto", given to ``memory.remember``), and any fact without a slot, or whose slot the listener's pack lacks.
@@ -16,7 +19,7 @@ import re
 from functools import lru_cache
 from typing import List, Optional, Tuple
 
-from ovos_memory_service.facts.extract import PLACEHOLDER, Rule, extract_facts, load_language
+from ovos_memory_service.facts.extract import PLACEHOLDER, Rule, capitalise_name, extract_facts, load_language
 from ovos_memory_service.resources import match_lang
 
 VALUE_NAMES = ("value", "phrase")
@@ -68,7 +71,7 @@ def _template_regex(template: str, maps: dict) -> re.Pattern:
 
 def _map_word(table: dict, key: Optional[str]) -> Optional[str]:
     words = [w for w, k in table.items() if key is None or k == key]
-    return words[0] if words else None
+    return getattr(table, "written", {}).get(words[0], words[0]) if words else None
 
 
 def _blocks_for(folder: str, slot: str) -> List[Tuple[Rule, dict, dict]]:
@@ -99,6 +102,8 @@ def read_back(content: str, slot: Optional[str], value: Optional[str], lang: str
         for name in PLACEHOLDER.findall(rule.text):
             if name in VALUE_NAMES:
                 fill[name] = value
+            elif name == "name" and keys.get("name"):
+                fill[name] = capitalise_name(keys["name"].replace("_", " "), load_language(folder))
             elif name in maps:
                 word = _map_word(maps[name], keys.get(name))
                 if word is None:

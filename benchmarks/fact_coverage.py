@@ -1,0 +1,117 @@
+"""How many everyday ways of telling a fact about the people one names, one's
+work and one's home the rule-based extractor understands, per language.
+
+The sentences are in ``benchmarks/fact_sentences/<lang>.json``, written fresh
+for this benchmark (no translations: each language has its own people and
+places), split into ``dev`` (the rules were tuned on it) and ``test`` (written
+first, never tuned on). Each item is one utterance::
+
+    {"text": "my brother moved to glasgow last year",
+     "slot": "family.brother.residence", "value": "Glasgow"}
+    {"text": "tom's sister lives in paris", "none": true}
+
+``value`` may be a list when several values say the same thing ("teacher",
+"maths teacher"). Slots: ``residence``, ``occupation``, ``employer`` for the
+user; ``family.<relation>.<attribute>`` for a person named by relation only
+("my sister"), ``family.<relation>.<name>.<attribute>`` when the person's name
+is said too ("my sister Ana"; the name in lowercase, spaces as ``_``).
+
+Per language and split it prints:
+- expected: the share of fact sentences that give their fact (slot equal,
+  value equal ignoring case, not a negation);
+- wrong: facts that fact sentences give besides (or instead of) theirs;
+- none->fact: the share of sentences that must give no fact (questions,
+  hypotheticals, reported speech, other people, the past) that give one;
+- cased: among the expected facts found, the share whose value is written as
+  the sentence's expected value is (names and places capitalised, common nouns
+  not, German nouns capitalised).
+
+    python benchmarks/fact_coverage.py [--split dev|test|all] [--misses]
+
+``--misses`` lists the dev sentences that fail (never the test split's).
+"""
+import argparse
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from ovos_memory_service.facts import extract_facts  # noqa: E402
+
+DATA = os.path.join(ROOT, "benchmarks", "fact_sentences")
+LANGS = ("en-us", "pt-pt", "es-es", "de-de")
+SPLITS = ("dev", "test")
+
+
+def load(lang):
+    with open(os.path.join(DATA, lang + ".json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def expected_values(item):
+    values = item["value"]
+    return [values] if isinstance(values, str) else list(values)
+
+
+def judge(item, lang):
+    """(found, wrong facts, cased, facts) for one sentence."""
+    facts = extract_facts(item["text"], lang)
+    if item.get("none"):
+        return None, len(facts), None, facts
+    values = expected_values(item)
+    lowered = {v.casefold() for v in values}
+    hit = next((f for f in facts if f.slot == item["slot"] and not f.negated
+                and f.value.casefold() in lowered), None)
+    wrong = len(facts) - (1 if hit else 0)
+    cased = hit is not None and hit.value in values
+    return hit is not None, wrong, cased, facts
+
+
+def score(lang, split):
+    items = load(lang)[split]
+    fact_items = [i for i in items if not i.get("none")]
+    none_items = [i for i in items if i.get("none")]
+    found = wrong = cased = none_gave = 0
+    misses = []
+    for item in items:
+        hit, bad, good_case, facts = judge(item, lang)
+        if item.get("none"):
+            none_gave += bad > 0
+            if bad:
+                misses.append((item, facts))
+            continue
+        found += hit
+        wrong += bad
+        cased += bool(good_case)
+        if not hit or bad or not good_case:
+            misses.append((item, facts))
+    return {"n": len(fact_items), "expected": found / max(1, len(fact_items)), "wrong": wrong,
+            "n_none": len(none_items), "none_gave": none_gave / max(1, len(none_items)),
+            "cased": cased / max(1, found), "misses": misses}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=SPLITS + ("all",), default="all")
+    parser.add_argument("--misses", action="store_true", help="list the dev split's failures")
+    args = parser.parse_args(argv)
+    splits = SPLITS if args.split == "all" else (args.split,)
+    print(f"{'lang':7} {'split':5} {'facts':>5} {'expected':>8} {'wrong':>5} {'none':>4} "
+          f"{'none->fact':>10} {'cased':>6}")
+    for lang in LANGS:
+        for split in splits:
+            s = score(lang, split)
+            print(f"{lang:7} {split:5} {s['n']:5d} {s['expected']:8.2f} {s['wrong']:5d} {s['n_none']:4d} "
+                  f"{s['none_gave']:10.2f} {s['cased']:6.2f}")
+            if args.misses and split == "dev":
+                for item, facts in s["misses"]:
+                    want = "none" if item.get("none") else f"{item['slot']}={item['value']}"
+                    got = "; ".join(f"{'!' if f.negated else ''}{f.slot}={f.value} [{f.text}]"
+                                    for f in facts) or "-"
+                    print(f"    {item['text']!r}: want {want}; got {got}")
+
+
+if __name__ == "__main__":
+    main()
