@@ -8,14 +8,14 @@ from ovos_utils.log import LOG
 from ovos_utils.process_utils import ProcessStatus, StatusCallbackMap
 
 from ovos_memory_service import systemd
-from ovos_memory_service.client import ResilientBusClient
+from ovos_memory_service.client import TOO_DEEP, ResilientBusClient
 from ovos_memory_service.config import build_config, read_mycroft_conf
 from ovos_memory_service.engine import MemoryEngine
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, storage_unavailable
 from ovos_memory_service.handlers import HANDLERS
 from ovos_memory_service.scope import Scope, check_id, resolve_scope
 from ovos_memory_service.store import StoreLocked
-from ovos_memory_service.wire import check_json, has_surrogate, iso_time, json_problem
+from ovos_memory_service.wire import MAX_DEPTH, check_json, has_surrogate, iso_time, json_problem
 
 MAX_REQUEST_ID = 128
 DRAIN_TIMEOUT_S = 30
@@ -181,6 +181,8 @@ class MemoryService:
         context = {} if message.context is None else message.context
         if not isinstance(context, dict):
             raise InvalidRequest("message context must be an object")
+        if context.get(TOO_DEEP):  # too deep for the JSON decoder (client.too_deep_message)
+            raise InvalidRequest(f"the message nests deeper than {MAX_DEPTH} levels")
         check_json(data, "data")
         check_json(context, "context")
         if data.get("request_id") not in (None, ""):
