@@ -72,6 +72,7 @@ class MemoryService:
                 if stop_event is not None and stop_event.is_set():
                     return False
         self.engine.forget_listeners.append(self._announce_forgotten)
+        self.engine.pause_listeners.append(self._announce_pause)
         if self.bus is None:
             self.bus = ResilientBusClient()
             self.bus.run_in_thread()
@@ -215,6 +216,15 @@ class MemoryService:
         """Tell the bus which memories are gone (ids only: other clients may cache them)."""
         if self.bus is not None:
             self.bus.emit(Message("memory.forgotten", {"user_id": user_id, "ids": list(ids)}))
+
+    def _announce_pause(self, scope: Scope, where: str, paused: bool):
+        """Tell the bus a user's memory was paused or resumed (``session_id``
+        null: every session of the user): the persona plugins' local windows
+        stop taking what is said while paused, even when the daemon is away."""
+        if self.bus is not None:
+            self.bus.emit(Message("memory.paused", {
+                "user_id": scope.user_id, "session_id": scope.session_id if where == "session" else None,
+                "paused": paused}))
 
     def _enter(self) -> bool:
         with self._idle:
