@@ -126,7 +126,7 @@ def test_recall_items_have_the_documented_shape(stack):
                         session_id=session)["memories"]
     item = memories[0]
     assert set(item) == {"id", "content", "kind", "score", "rank_score", "created_at",
-                         "session_id", "persona_id"}
+                         "session_id", "persona_id", "auth_level"}
     assert item["kind"] == "turn" and 0 < item["score"] <= 1 and item["session_id"] == session
     none = stack.ok("memory.recall", {"query": "Douro", "kinds": ["fact"]}, session_id=session)
     assert none["memories"] == []

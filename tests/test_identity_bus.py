@@ -13,7 +13,7 @@ from tests.sandbox import Stack
 
 pytestmark = pytest.mark.stack
 
-LOCKER = "My locker code at the gym is 4471"
+LOCKER = "My locker code at the gym is Zulu 4471"
 TWINS = "I'm pregnant with twins, but nobody knows yet."
 GUEST_LINE = "The plumber comes on Tuesday at nine"
 
@@ -62,9 +62,9 @@ def test_two_speakers_and_a_guest_on_the_device_session_never_see_each_other(sta
     say(stack, as_guest, GUEST_LINE, "Noted.")
     for query in ("what is my locker code", "am I expecting a baby", "when does the plumber come"):
         seen_by_bob = everything_seen(stack, as_bob, query)
-        assert "4471" not in seen_by_bob and "twins" not in seen_by_bob and "Tuesday" not in seen_by_bob
+        assert "Zulu" not in seen_by_bob and "twins" not in seen_by_bob and "Tuesday" not in seen_by_bob
         seen_by_guest = everything_seen(stack, as_guest, query)
-        assert "4471" not in seen_by_guest and "twins" not in seen_by_guest
+        assert "Zulu" not in seen_by_guest and "twins" not in seen_by_guest
     # the guest keeps the household's memory (user "default", as before identities)
     assert "Tuesday" in json.dumps(ask(stack, "memory.recall", {"query": "when does the plumber come"}, as_guest))
     assert [m["content"] for m in ask(stack, "memory.history.get", {}, as_guest)["messages"]][-2:] == [
@@ -131,7 +131,7 @@ def test_each_memory_keeps_the_level_it_was_said_at(stack):
 
 def build_sees(stack, session, utterance="what is my locker code"):
     built = ask(stack, "memory.context.build", {"utterance": utterance}, session)
-    return "4471" in json.dumps(built["messages"]), [m["content"] for m in built["memories"]]
+    return "Zulu" in json.dumps(built["messages"]), [m["content"] for m in built["memories"]]
 
 
 # (level, authenticated, session) -> whether the speaker's memories enter the build at the
@@ -154,14 +154,14 @@ def test_a_speakers_memories_enter_a_build_from_level_3(stack, level, authentica
 def test_below_the_level_a_build_keeps_the_speakers_own_window_and_nothing_of_others(stack):
     alice, bob = new_id("alice"), new_id("bob")
     ask(stack, "memory.remember", {"content": LOCKER}, speaker(alice, 5, new_id("phone")))
-    ask(stack, "memory.remember", {"content": "My locker code is 9090"}, speaker(bob, 5, new_id("phone")))
+    ask(stack, "memory.remember", {"content": "My locker code is Yankee 9090"}, speaker(bob, 5, new_id("phone")))
     as_bob = speaker(bob, 1)  # on the device's session: level 1
     say(stack, as_bob, "I am at the gym now", "Have a good workout")
     built = ask(stack, "memory.context.build", {"utterance": "what is my locker code"}, as_bob)
     assert [(m["role"], m["content"]) for m in built["messages"] if m["role"] != "system"] == [
         ("user", "I am at the gym now"), ("assistant", "Have a good workout"),
         ("user", "what is my locker code")]
-    assert built["memories"] == [] and "4471" not in json.dumps(built) and "9090" not in json.dumps(built)
+    assert built["memories"] == [] and "Zulu" not in json.dumps(built) and "Yankee" not in json.dumps(built)
 
 
 def test_the_levels_are_configurable(tmp_path):
