@@ -33,7 +33,14 @@ class ResilientBusClient(MessageBusClient):
       data, context or session are not objects it raises, or reads them as
       empty. Such messages are delivered as sent (without session tracking),
       so that handlers can refuse them with an error.
+
+    ``arrival_hooks`` are called with each message (a dict) on the receiving
+    thread, in the bus's order, before any handler runs (handlers run in a pool).
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.arrival_hooks = []
 
     def run_forever(self):
         self.started_running = True
@@ -57,6 +64,11 @@ class ResilientBusClient(MessageBusClient):
         if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
             LOG.warning("skipped a bus message without a type")
             return
+        for hook in self.arrival_hooks:
+            try:
+                hook(raw)
+            except Exception:
+                LOG.exception("a bus arrival hook failed")
         if _well_formed(raw) and not (raw.get("context") or {}).get(TOO_DEEP):
             try:
                 return super().on_message(*args[:-1], frame)
