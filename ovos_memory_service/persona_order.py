@@ -9,8 +9,9 @@ client hears alike, so the plugin's own connection numbers those messages as
 they arrive, on its one receiving thread; ``update_history`` looks up the
 number of the message it is handling, and the updates are sent by number. An
 update waits for an earlier message of its session that the persona has not
-recorded yet, at most ``wait_s`` after that message arrived (a line the
-persona never records, such as another persona's, holds nothing longer).
+recorded yet (or whose update is not queued yet), at most ``wait_s`` after
+that message arrived (a line the persona never records, such as another
+persona's, holds nothing longer).
 """
 import threading
 import time
@@ -45,6 +46,7 @@ class ArrivalOrder:
         self._changed = threading.Condition()
         self._count = 0
         self._arrived: List[list] = []  # [number, fingerprint, monotonic time], not recorded yet
+        self._placed = {}  # number -> [number, fingerprint, time placed]: its update is not queued yet
         # the persona records single turns as they are heard (0.9.0a25); until one
         # is seen, nothing waits (0.9.0a35 records whole exchanges, from other messages)
         self.single_turns = False
@@ -79,9 +81,15 @@ class ArrivalOrder:
         for arrival in self._arrived:
             if arrival[1] == found:
                 self._arrived.remove(arrival)
+                self._placed[arrival[0]] = [arrival[0], found, time.monotonic()]
                 taken.append(arrival[0])
                 return True
         return False
+
+    def release(self, number: float):
+        """The update placed at ``number`` is queued (or was not made)."""
+        with self._changed:
+            self._placed.pop(number, None)
 
     def hold_until(self, number: float, session_id: str) -> Optional[float]:
         """Until when (monotonic) an update placed at ``number`` waits for
@@ -90,6 +98,7 @@ class ArrivalOrder:
             return None
         now = time.monotonic()
         with self._changed:
-            waits = [a[2] + self.wait_s for a in self._arrived
+            earlier = [*self._arrived, *self._placed.values()]
+            waits = [a[2] + self.wait_s for a in earlier
                      if a[0] < number and a[1][1] == session_id and a[2] + self.wait_s > now]
         return max(waits) if waits else None

@@ -226,6 +226,15 @@ class MemoryServiceContextManager(AgentContextManager):
         self._check_refused()
         message = dig_for_message(max_records=30)
         number = self.memory.order.place(message, self.settings["timeout"])
+        try:
+            self._queue_update(new_messages, session_id, message, number)
+        finally:
+            self.memory.order.release(number)
+        self._deliver_queue()
+        self._check_refused()
+
+    def _queue_update(self, new_messages: List[AgentMessage], session_id: str, message: Optional[Message],
+                      number: float):
         persona_id, context, key = self._scope(session_id, message)
         if said_by_voice_skill(message):
             self.windows.drop_last_user_turn(key)
@@ -243,8 +252,6 @@ class MemoryServiceContextManager(AgentContextManager):
             while len(self._queue) > self.settings["max_queued"]:
                 self._queue.pop(0)
                 LOG.warning("memory service away too long: dropped the oldest queued update")
-        self._deliver_queue()
-        self._check_refused()
 
     def get_history(self, session_id: str) -> List[AgentMessage]:
         persona_id, context, key = self._scope(session_id, dig_for_message(max_records=30))
