@@ -350,15 +350,18 @@ class MemoryServiceContextManager(AgentContextManager):
         return True
 
     def _deliver_queue(self) -> bool:
-        """Send queued updates in order; True once the queue is empty. After the
-        daemon refused the block the queue is dropped: nothing it holds would be
-        kept the way the persona was configured."""
+        """Send queued updates in order; False if the daemon did not take them
+        (away, or the persona not configured), True once the queue is empty or
+        only waits for an earlier line (persona_order.py). After the daemon
+        refused the block the queue is dropped: nothing it holds would be kept
+        the way the persona was configured."""
+        held = False
         with self._send_lock:
             while self._queue:
                 update = self._queue[0]
                 hold = self.memory.order.hold_until(update.number, update.data["session_id"])
                 if hold is not None:  # an earlier line of the session is still on its way
-                    self._hold_until = hold
+                    self._hold_until, held = hold, True
                     break
                 if not self._ready(update.persona_id):
                     break
@@ -374,7 +377,7 @@ class MemoryServiceContextManager(AgentContextManager):
             pending = bool(self._queue)
         if pending:
             self._start_retrier()
-        return not pending
+        return held or not pending
 
     def _settle(self, update: Update, reply: dict):
         """The daemon's answer to an update: the window keeps what it stored and
