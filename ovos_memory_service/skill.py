@@ -270,15 +270,14 @@ class MemorySkill(OVOSSkill):
             self.engine.exclude_turn(scope, "user", utterance)
         return scope
 
-    def may(self, scope: Scope, *actions: str) -> bool:
-        """Whether the speaker's authentication level allows every one of
-        ``actions`` (access.py); if not, says so and nothing else: no memory,
-        no count, and never another speaker's memories instead."""
-        for action in actions:
-            if not allows(scope, self.memory_config, action):
-                self.speak_dialog(f"access.{action}.denied")
-                return False
-        return True
+    def may(self, scope: Scope, action: str, *also: str) -> bool:
+        """Whether the speaker's authentication level allows ``action`` and
+        ``also`` (access.py); if not, says so for ``action`` and nothing else:
+        no memory, no count, and never another speaker's memories instead."""
+        if all(allows(scope, self.memory_config, a) for a in (action, *also)):
+            return True
+        self.speak_dialog(f"access.{action}.denied")
+        return False
 
     def summary(self, items: List[MemoryItem], total: int) -> str:
         """The first few items, then how many more (a listing, never a confirmation)."""
