@@ -101,5 +101,10 @@ setup(
         "opm.agents.memory": [
             "ovos-memory-service-plugin=ovos_memory_service.persona_plugin:MemoryServiceContextManager",
         ],
+        # ovos-core: carries the session's speaker (OVOS-USER-ID-1) into the message context,
+        # which ovos-core 2.1 keeps where it drops the session's fields
+        "opm.transformer.metadata": [
+            "ovos-memory-identity-transformer=ovos_memory_service.identity_transformer:IdentityTransformer",
+        ],
     },
 )

@@ -33,6 +33,7 @@ queries, questions whose answer is returned, topic words that find their facts
 import argparse
 import math
 import os
+import pickle
 import sys
 import tempfile
 from dataclasses import replace
@@ -56,16 +57,16 @@ UNDERSTANDING = ("no_shared_word", "topic_word", "never_said")
 
 
 def queries(engine, stored):
-    """One record per query: its split, category, and every memory of its
-    user as (evidence, label, kind); label None for a context turn."""
+    """One record per query: its split, category and text, and every memory
+    of its user as (evidence, label, kind, content); label None for a context turn."""
     out = []
     for scenario in stored:
         items = engine.list(scenario.scope, KINDS, 10_000, 0, "all")[0]
         for query in scenario.queries:
             relevant, context = scenario.relevant_ids(query), scenario.context_ids(query)
             _, evidence = engine.reader.evidence(scenario.scope, query["query"], items)
-            out.append({"split": scenario.split, "category": query["category"],
-                        "memories": [(ev, judged(item, relevant, context), item.kind)
+            out.append({"split": scenario.split, "category": query["category"], "query": query["query"],
+                        "memories": [(ev, judged(item, relevant, context), item.kind, item.content)
                                      for item, ev in zip(items, evidence)]})
     return out
 
@@ -94,7 +95,7 @@ def fit_logistic(x, y, ridge=1e-2, steps=100):
 def judged_pairs(records, split, with_meaning):
     """(evidence, label) of the pairs a fit learns from."""
     return [(ev if with_meaning else replace(ev, similarity=None), float(label))
-            for r in records if r["split"] == split for ev, label, _ in r["memories"]
+            for r in records if r["split"] == split for ev, label, *_ in r["memories"]
             if label is not None and not (ev.exact or ev.says_nothing)
             and (ev.similarity is not None or not with_meaning)]
 
@@ -110,8 +111,8 @@ def fit_best(records, model, evidence_weights):
     for r in records:
         if r["split"] != "dev":
             continue
-        kept = [(ev, label) for ev, label, _ in r["memories"] if not (ev.exact or ev.says_nothing)
-                and ev.similarity is not None]
+        kept = [(ev, label) for ev, label, *_ in r["memories"] if not (ev.exact or ev.says_nothing)
+                and (ev.similarity is not None) == (model is not None)]
         logits = [relevance.logit(ev, evidence_weights) for ev, _ in kept]
         for (ev, label), own, (best, lead) in zip(kept, logits, relevance.standing(logits, evidence_weights[0])):
             if label is not None:
@@ -123,7 +124,7 @@ def fit_best(records, model, evidence_weights):
 def prior(records) -> tuple:
     """The mean and standard deviation of a query's cosines to its user's
     memories, averaged over the development queries."""
-    spreads = [[ev.similarity for ev, _, _ in r["memories"] if ev.similarity is not None]
+    spreads = [[ev.similarity for ev, *_ in r["memories"] if ev.similarity is not None]
                for r in records if r["split"] == "dev"]
     spreads = [s for s in spreads if len(s) > 1]
     return (round(float(np.mean([np.mean(s) for s in spreads])), 2),
@@ -138,9 +139,9 @@ def measures(records, model, fitted, split) -> dict:
     for r in records:
         if r["split"] != split:
             continue
-        found_scores = relevance.scores([ev for ev, _, _ in r["memories"]], model, fitted)
+        found_scores = relevance.scores([ev for ev, *_ in r["memories"]], model, fitted)
         scored = list(zip(found_scores, r["memories"]))
-        for p, (ev, label, _) in scored:
+        for p, (ev, label, *_) in scored:
             if label is not None and not (ev.exact or ev.says_nothing):
                 p = min(1 - 1e-9, max(1e-9, p))
                 loss -= label * math.log(p) + (1 - label) * math.log(1 - p)
@@ -148,17 +149,17 @@ def measures(records, model, fitted, split) -> dict:
         category = r["category"]
         if category not in UNDERSTANDING:
             for threshold in kept:
-                labels = [label for p, (_, label, _) in scored if p >= threshold and label is not None]
+                labels = [label for p, (_, label, *_) in scored if p >= threshold and label is not None]
                 kept[threshold][0] += sum(labels)
                 kept[threshold][1] += len(labels)
         elif category == "no_shared_word":
             asked += 1
-            found += any(p >= RECALL and label for p, (_, label, _) in scored)
+            found += any(p >= RECALL and label for p, (_, label, *_) in scored)
         elif category == "topic_word":
-            facts = [p for p, (_, label, kind) in scored if label and kind == "turn"]
+            facts = [p for p, (_, label, kind, _) in scored if label and kind == "turn"]
             topic_facts += len(facts)
             topic_found += sum(p >= FORGET for p in facts)
-            wrong += sum(p >= FORGET and label is False for p, (_, label, _) in scored)
+            wrong += sum(p >= FORGET and label is False for p, (_, label, *_) in scored)
         else:
             never += sum(p >= RECALL for p, _ in scored)
     return {"log loss": loss / max(1, pairs),
@@ -167,6 +168,20 @@ def measures(records, model, fitted, split) -> dict:
             "question answered": found / max(1, asked),
             "topic finds its facts": topic_found / max(1, topic_facts),
             "items of other topics": wrong, "never-said items": never}
+
+
+def store_every(models, folders) -> dict:
+    """model -> the records of ``queries`` for the sets of its languages."""
+    records = {}
+    for model in models:
+        sets = [s for folder in folders for s in load_sets(folder) if s["lang"] in MODELS[model]]
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = open_engine(tmp, embeddings={"model": model})
+            try:
+                records[model] = queries(engine, store_scenarios(engine, sets))
+            finally:
+                engine.close()
+    return records
 
 
 def show(name, split, figures):
@@ -180,21 +195,23 @@ def main():
                                                       for name in ("relevance", "understanding")],
                         help="folders of labelled sets (default: the relevance and understanding sets)")
     parser.add_argument("--models", nargs="*", default=list(MODELS), help="the models to fit (default: both)")
+    parser.add_argument("--records", help="a pickle of the evidence: read if it exists, else written (to fit "
+                                          "again without storing every scenario again)")
     args = parser.parse_args()
-    records = {}
-    for model in args.models:
-        sets = [s for folder in args.data for s in load_sets(folder) if s["lang"] in MODELS[model]]
-        with tempfile.TemporaryDirectory() as tmp:
-            engine = open_engine(tmp, embeddings={"model": model})
-            try:
-                records[model] = queries(engine, store_scenarios(engine, sets))
-            finally:
-                engine.close()
+    if args.records and os.path.exists(args.records):
+        with open(args.records, "rb") as f:
+            records = pickle.load(f)
+    else:
+        records = store_every(args.models, args.data)
+        if args.records:
+            with open(args.records, "wb") as f:
+                pickle.dump(records, f)
+
     every = [r for found in records.values() for r in found]
     keywords = relevance.Fitted(fit_evidence(judged_pairs(every, "dev", False)))
     keywords = replace(keywords, best=fit_best(
-        [{**r, "memories": [(replace(ev, similarity=None, standout=0.0), label, kind)
-                            for ev, label, kind in r["memories"]]} for r in every], None, keywords.evidence))
+        [{**r, "memories": [(replace(ev, similarity=None, standout=0.0), *rest)
+                            for ev, *rest in r["memories"]]} for r in every], None, keywords.evidence))
     for model in args.models:
         found = records[model]
         fitted = relevance.Fitted(fit_evidence(judged_pairs(found, "dev", True)), spread=prior(found))

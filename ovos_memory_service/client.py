@@ -1,6 +1,7 @@
 """A small client for the service's bus protocol, correlating replies by
 ``request_id`` (the bus broadcasts every reply to every client)."""
 import json
+import re
 import socket
 import threading
 import uuid
@@ -32,7 +33,14 @@ class ResilientBusClient(MessageBusClient):
       data, context or session are not objects it raises, or reads them as
       empty. Such messages are delivered as sent (without session tracking),
       so that handlers can refuse them with an error.
+
+    ``arrival_hooks`` are called with each message (a dict) on the receiving
+    thread, in the bus's order, before any handler runs (handlers run in a pool).
     """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.arrival_hooks = []
 
     def run_forever(self):
         self.started_running = True
@@ -45,13 +53,23 @@ class ResilientBusClient(MessageBusClient):
             return
         try:
             raw = json.loads(frame)
-        except (ValueError, RecursionError):
+        except RecursionError:  # nested deeper than the decoder can recurse
+            raw = too_deep_message(frame)
+            if raw is None:
+                LOG.warning("skipped a bus message nested too deep to read")
+                return
+        except ValueError:
             LOG.warning("skipped a bus message that is not JSON")
             return
         if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
             LOG.warning("skipped a bus message without a type")
             return
-        if _well_formed(raw):
+        for hook in self.arrival_hooks:
+            try:
+                hook(raw)
+            except Exception:
+                LOG.exception("a bus arrival hook failed")
+        if _well_formed(raw) and not (raw.get("context") or {}).get(TOO_DEEP):
             try:
                 return super().on_message(*args[:-1], frame)
             except Exception:
@@ -60,6 +78,49 @@ class ResilientBusClient(MessageBusClient):
         message.data = {} if raw.get("data") is None else raw["data"]
         message.context = {} if raw.get("context") is None else raw["context"]
         self.emitter.emit(message.msg_type, message)
+
+
+# JSON's tokens but "," (strings, other scalars, brackets, the colon after a member's name)
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[-+.\w]+|[][{}:]')
+TOO_DEEP = "__too_deep__"  # context key of a message read by too_deep_message
+
+
+def too_deep_message(frame: str) -> Optional[dict]:
+    """A frame that Python's JSON decoder, which recurses, cannot read for its
+    depth, as ``{"type", "data": {"request_id"}, "context": {TOO_DEEP: True}}``
+    so that its handler can answer it; None if it has no string ``type``.
+    Only ``type`` and ``data.request_id`` are read, walking the tokens in a loop."""
+    path = []          # per open container: the member it is the value of (None: top, or in a list)
+    name = None        # the member whose value comes next
+    candidate = None   # a string that is a member's name if a colon follows
+    found = {}
+    for token in _JSON_TOKENS.finditer(frame):
+        text = token.group()
+        if text == ":":
+            name, candidate = candidate, None
+        elif text in ("{", "["):
+            path.append(name)
+            name = candidate = None
+        elif text in ("}", "]"):
+            if path:
+                path.pop()
+            name = candidate = None
+        elif name is None:
+            candidate = text
+        else:
+            if (path, name) in (([None], '"type"'), ([None, '"data"'], '"request_id"')):
+                found.setdefault(name, text)
+            name = None
+    values = {}
+    for key, text in found.items():
+        try:
+            values[json.loads(key)] = json.loads(text)
+        except ValueError:
+            pass
+    if not isinstance(values.get("type"), str):
+        return None
+    data = {"request_id": values["request_id"]} if "request_id" in values else {}
+    return {"type": values["type"], "data": data, "context": {TOO_DEEP: True}}
 
 
 def _quick_ack(app):

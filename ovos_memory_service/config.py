@@ -45,6 +45,9 @@ DEFAULTS = {
     "personas": {},
     # map a session_id or site_id to a user_id (several satellites, one person)
     "users": {},
+    # the lowest authentication level (OVOS-USER-ID-1, 0-5) at which an identified speaker's
+    # memories enter a context build, are read aloud, and can be forgotten by voice (access.py)
+    "access_levels": {"context": 3, "read_aloud": 3, "forget": 3},
     # long-term sharing between personas of one user (attributes are always per persona)
     "share_turns_across_personas": False,
     "share_facts_across_personas": True,
@@ -77,7 +80,7 @@ DEFAULTS = {
     "voice": {"spoken_items": 3, "forget_limit": 20, "wait_for_audio": "auto"},
 }
 # nested objects merged key by key over their defaults
-NESTED = ("embeddings", "rerank", "voice", "store")
+NESTED = ("embeddings", "rerank", "voice", "store", "access_levels")
 VOICE_LIMITS = {"spoken_items": (1, 20), "forget_limit": (1, 50)}
 
 NUMBER_LIMITS = {
@@ -178,6 +181,8 @@ def validate(config: dict):
         raise ValueError("memory_service.store.dsn must be a string")
     if not isinstance(store.get("schema"), str) or not re.match(r"^[a-z_][a-z0-9_]{0,47}$", store["schema"]):
         raise ValueError("memory_service.store.schema must be a lowercase SQL name")
+    from ovos_memory_service.access import check_levels
+    config["access_levels"] = check_levels(config["access_levels"])
     threads = config["embeddings"].get("threads") or 0
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
         raise ValueError("memory_service.embeddings.threads must be an integer from 0 to 64")

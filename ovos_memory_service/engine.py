@@ -14,6 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 from ovos_utils.log import LOG
 
 from ovos_memory_service import summaries
+from ovos_memory_service.access import allows
 from ovos_memory_service.background import Background
 from ovos_memory_service.background.facts import as_fact
 from ovos_memory_service.backends import Backend, Context, can_recall
@@ -60,13 +61,16 @@ class MemoryEngine(Upkeep):
         self.rerank_error: Optional[str] = RERANK_LOADING
         self._loader: Optional[threading.Thread] = None
         self._last_purge = 0.0
-        # (session_id, role, normalized text) -> until when: lines the voice skill
+        # (user_id, session_id, role, normalized text) -> until when: lines the voice skill
         # said, and the commands it handled, that are not memories
         self._excluded = {}
         self._excluded_lock = threading.Lock()
         # called with (user_id, ids) after memories of a user were forgotten for
         # real (the daemon tells the persona plugins, which hold local windows)
         self.forget_listeners = []
+        # called with (scope, where, paused) after a pause or resume (the daemon
+        # tells the persona plugins, whose local windows must stop too)
+        self.pause_listeners = []
         # the last failure to read or write the store ({message, at}), until a write succeeds
         self.storage_error: Optional[dict] = None
 
@@ -298,18 +302,18 @@ class MemoryEngine(Upkeep):
         command it answered) out of the session's memory: a persona that
         records every spoken line would send it back. Deletes it if stored already."""
         now = self.clock()
-        key = (scope.session_id, role, _spoken(text))
+        key = (scope.user_id, scope.session_id, role, _spoken(text))
         with self._excluded_lock:
             self._excluded = {k: until for k, until in self._excluded.items() if until > now}
             self._excluded[key] = now + EXCLUDE_S
         stored = [row["id"] for row in self.store.recent_turns(scope, role, now - EXCLUDE_S)
-                  if _spoken(row["content"]) == key[2]]
+                  if _spoken(row["content"]) == key[3]]
         if stored:
             self.store.delete(stored)
             self._tell_forgotten(scope.user_id, stored)
 
     def _take_excluded(self, scope: Scope, role: str, text: str) -> bool:
-        key = (scope.session_id, role, _spoken(text))
+        key = (scope.user_id, scope.session_id, role, _spoken(text))
         with self._excluded_lock:
             return self._excluded.pop(key, 0) > self.clock()
 
@@ -322,7 +326,10 @@ class MemoryEngine(Upkeep):
             self.background.call(backend.name, lambda: backend.after_update(scope, stored))
 
     def build_context(self, scope: Scope, utterance: str) -> Context:
-        """Read-only; the store locks its own reads, members run side by side."""
+        """Read-only; the store locks its own reads, members run side by side.
+        Below the speaker's access level only the live conversation is read."""
+        if not allows(scope, self.config, "context"):
+            scope = replace(scope, long_term=False)
         with self.background.foreground():
             return self.backend(scope.persona_id).build(scope, utterance, self.clock())
 
@@ -398,6 +405,8 @@ class MemoryEngine(Upkeep):
             if self.store.is_paused(scope):
                 raise InvalidRequest("memory is paused for this user; resume it first")
             ids = [record(self.store, scope, fact, self.config["share_facts_across_personas"]) for fact in facts]
+            for memory_id in filter(None, ids):  # the level it was said at, this time
+                self.store.update_memory(memory_id, auth_level=scope.auth_level)
         self.background.wake()
         if not any(ids):
             raise NotFound("there was nothing like that to retract")
@@ -522,7 +531,13 @@ class MemoryEngine(Upkeep):
 
     def pause(self, scope: Scope, where: str, paused: bool) -> bool:
         self.store.set_paused(scope, where, paused)
-        return self.store.is_paused(scope)
+        now_paused = self.store.is_paused(scope)
+        for listener in list(self.pause_listeners):
+            try:
+                listener(scope, where, paused)
+            except Exception:
+                LOG.exception("a pause listener failed")
+        return now_paused
 
     def wait_idle(self, timeout: float = 60) -> bool:
         """Wait for the model and the vectors to load (if they load in the

@@ -78,7 +78,8 @@ class TurnWriter:
             "id": new_id(), "kind": "turn", "user_id": scope.user_id, "persona_id": scope.persona_key,
             "session_id": scope.session_id, "conversation_id": self.conversation_id, "role": msg.role,
             "name": msg.name, "content": content, "tool_calls": json.dumps(msg.tool_calls) if msg.tool_calls else None,
-            "tool_call_id": msg.tool_call_id, "created_at": created_at, "updated_at": self.now})
+            "tool_call_id": msg.tool_call_id, "created_at": created_at, "updated_at": self.now,
+            "auth_level": scope.auth_level})
         self.last = ChatMessage(role=msg.role, content=content, name=msg.name,
                                 tool_calls=msg.tool_calls, tool_call_id=msg.tool_call_id,
                                 created_at=created_at, id=turn_id)

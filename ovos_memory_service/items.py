@@ -42,6 +42,7 @@ class MemoryItem:
     slot: Optional[str] = None   # a fact's slot ("residence"), when the fact model knows it
     seq: int = 0  # the row's place in the store (keyword index key)
     answers: Optional[str] = None  # a reply forgotten with the user turn it answered: that turn's id
+    auth_level: Optional[int] = None  # the speaker's level when it was said (None: not known)
 
     @classmethod
     def from_row(cls, row: dict, score: float = 0.0, rank_score: float = 0.0) -> "MemoryItem":
@@ -51,13 +52,13 @@ class MemoryItem:
                    persona_id=row["persona_id"], role=row["role"], name=row["name"],
                    score=score, rank_score=rank_score,
                    sources=json.loads(sources) if sources else [], value=row.get("value"),
-                   slot=row.get("slot"), seq=row.get("seq") or 0)
+                   slot=row.get("slot"), seq=row.get("seq") or 0, auth_level=row.get("auth_level"))
 
     def to_wire(self) -> dict:
         wire = {"id": self.id, "content": self.content, "kind": self.kind,
                 "score": round(self.score, 6), "rank_score": round(self.rank_score, 6),
                 "created_at": iso_time(self.created_at), "session_id": self.session_id,
-                "persona_id": self.persona_id or None}
+                "persona_id": self.persona_id or None, "auth_level": self.auth_level}
         if self.kind in DERIVED_KINDS:
             wire["sources"] = list(self.sources)
         return wire

@@ -8,15 +8,22 @@ session_id, so the plugin works out the rest:
 - the persona: the block's ``persona_id``, else the persona named by the bus
   message being handled (``dig_for_message()``: its ``persona_id``/``persona``
   data, else its ``session.persona_id``), else a hash of the block;
-- the session and user: the ``session`` and ``user_id`` of that bus message;
+- the session and the speaker: the ``session`` of that bus message, and its
+  identity (``session.user_id``, else the ``user_id``, ``auth_level`` and
+  ``authenticated_at`` an identity transformer put in its context: ovos-core
+  forwards sessions without them), sent along with every request;
 - the daemon-side backend: the block's ``memory_module`` and that module's own
   block, sent once with ``memory.persona.configure``.
 
 If the daemon is down or slow, the persona keeps working from a local window of
-recent turns, and updates that could not be delivered are queued and sent, in
-order and with their original ``created_at``, when the daemon answers again.
-The window drops what the daemon announces as forgotten (``memory.forgotten``),
-and never takes the daemon's voice skill's lines or the commands they answer.
+recent turns, one per speaker (persona_window.py), and updates that could not
+be delivered are queued and sent, in order and with their original
+``created_at``, when the daemon answers again. Updates leave in the order the
+bus carried the lines they record, whatever order ovos-persona's handler
+threads reach the plugin in (persona_order.py). The window drops what the
+daemon announces as forgotten (``memory.forgotten``), takes nothing while the
+speaker's memory is paused (``memory.paused``, and the daemon's replies), and
+never takes the daemon's voice skill's lines or the commands they answer.
 
 A block that is not valid raises ValueError, as ovos-memory-plugins does: at
 load time what this process can check (the built-in backends' keys), then the
@@ -24,13 +31,13 @@ daemon's own answer to ``memory.persona.configure`` (at load time when the
 block names its ``persona_id`` and the daemon answers, else on first use).
 """
 import atexit
+import bisect
 import hashlib
 import json
 import threading
 import time
 import uuid
-from collections import deque
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from ovos_bus_client.message import Message, dig_for_message
 from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessage, MessageRole
@@ -38,11 +45,18 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.agent_messages import ToolCall, agent_to_wire, wire_to_agent
 from ovos_memory_service.client import MemoryClient, MemoryTimeout, ResilientBusClient
+from ovos_memory_service.errors import InvalidRequest
+from ovos_memory_service.persona_order import ArrivalOrder
+from ovos_memory_service.persona_window import LocalWindows, WindowKey, shared_pauses
+from ovos_memory_service.scope import resolve_scope
 from ovos_memory_service.wire import iso_time
 
 RETRYABLE = ("unavailable",)  # error codes worth sending again later
 VOICE_SKILL_ID = "ovos-memory-service.openvoiceos"  # skill.SKILL_ID: the daemon's voice commands
 PLUGIN_NAME = "ovos-memory-service-plugin"
+# what of the handled message's context goes with each request: its session, and the
+# speaker's identity where an identity transformer puts it (ovos-core drops the session's)
+CONTEXT_KEYS = ("session", "user_id", "auth_level", "authenticated_at", "lang")
 
 DEFAULTS = {
     "timeout": 3.0,          # seconds to wait for a reply
@@ -104,16 +118,27 @@ def bus_settings(block: dict) -> dict:
 
 
 def shared_client(settings: dict) -> MemoryClient:
-    """The process's one connection to that bus, opened on first use."""
+    """The process's one connection to that bus, opened on first use; its
+    ``order`` numbers the messages ovos-persona records as they arrive."""
     key = (settings["host"], int(settings["port"]), settings["route"], bool(settings.get("ssl")))
     with _clients_lock:
         if key not in _clients:
             bus = ResilientBusClient(host=key[0], port=key[1], route=key[2], ssl=key[3])
+            client = MemoryClient(bus)
+            client.order = ArrivalOrder()
+            bus.arrival_hooks.append(client.order.heard)
             bus.run_in_thread()
             if not _clients:
                 atexit.register(close_connections)
-            _clients[key] = MemoryClient(bus)
+            _clients[key] = client
         return _clients[key]
+
+
+def users_map() -> dict:
+    """mycroft.conf's ``memory_service.users`` (the daemon's session -> user map)."""
+    from ovos_config import Configuration
+    users = (Configuration().get("memory_service") or {}).get("users")
+    return users if isinstance(users, dict) else {}
 
 
 def close_connections():
@@ -143,6 +168,16 @@ def to_agent_messages(messages: List[dict]) -> List[AgentMessage]:
 
 
 # ------------------------------------------------------------------ the plugin
+class Update(NamedTuple):
+    """An update waiting to be sent, in the order of ``number`` (persona_order.py)."""
+    number: float
+    persona_id: str
+    context: dict
+    data: dict
+    entries: List[dict]     # its messages' entries in the local window
+    key: WindowKey
+
+
 class MemoryServiceContextManager(AgentContextManager):
     """Forwards build/update/get to ovos-memory-service; see the module docstring."""
 
@@ -154,17 +189,19 @@ class MemoryServiceContextManager(AgentContextManager):
         self.module = self.config.get("memory_module")
         self.refused: Optional[str] = None  # why the daemon refused the block
         self._configured = set()       # persona_ids the daemon has been told about
-        self._queue = deque()          # undelivered (persona_id, context, data, entries), oldest first
+        self._queue: List[Update] = []  # undelivered updates, by number
         self._send_lock = threading.Lock()
-        # (persona_id, session_id): wire messages plus the "ids" the daemon stored them under
-        self._local: Dict[Tuple[str, str], deque] = {}
-        self._local_lock = threading.Lock()
+        self.windows = LocalWindows(self.settings["local_window"])
+        self.pauses = shared_pauses()
+        self.users = users_map()       # the daemon's session -> user map, for whose window
         self._down_until = 0.0         # skip the bus until then after a failure
+        self._hold_until = 0.0         # the first update waits for an earlier line until then
         self._retrier = None
         if self.module and self.config.get("persona_id"):
             self._ready(self.config["persona_id"])  # the daemon's check, if it answers now
             self._check_refused()
         self.bus.on("memory.forgotten", self._on_forgotten)
+        self.bus.on("memory.paused", self._on_paused)
 
     @property
     def bus(self):
@@ -177,51 +214,61 @@ class MemoryServiceContextManager(AgentContextManager):
 
     # ------------------------------------------------------- the three calls
     def build_conversation_context(self, utterance: str, session_id: str) -> List[AgentMessage]:
-        persona_id, context = self._scope(session_id)
+        persona_id, context, key = self._scope(session_id, dig_for_message(max_records=30))
         if self._daemon_ready(persona_id):
             reply = self._request("memory.context.build", {"utterance": utterance},
                                   persona_id, session_id, context)
             if reply is not None and reply.get("ok"):
                 return self._with_system_prompt(to_agent_messages(reply["messages"]))
-        return self._local_context(persona_id, session_id, utterance)
+        return self._local_context(key, utterance)
 
     def update_history(self, new_messages: List[AgentMessage], session_id: str):
         self._check_refused()
-        persona_id, context = self._scope(session_id)
-        if said_by_voice_skill(dig_for_message(max_records=30)):
-            self._drop_voice_command(persona_id, session_id)
+        message = dig_for_message(max_records=30)
+        number = self.memory.order.place(message, self.settings["timeout"])
+        try:
+            self._queue_update(new_messages, session_id, message, number)
+        finally:
+            self.memory.order.release(number)
+        self._deliver_queue()
+        self._check_refused()
+
+    def _queue_update(self, new_messages: List[AgentMessage], session_id: str, message: Optional[Message],
+                      number: float):
+        persona_id, context, key = self._scope(session_id, message)
+        if said_by_voice_skill(message):
+            self.windows.drop_last_user_turn(key)
             new_messages = [m for m in new_messages if str(getattr(m.role, "value", m.role)) != "assistant"]
         if not new_messages:
             return
         now = iso_time(time.time())
         wire = [{**agent_to_wire(m), "created_at": now} for m in new_messages]
-        entries = self._remember_locally(persona_id, session_id, wire)
+        entries = [] if self.pauses.paused(key[2], session_id) else self.windows.add(key, wire)
         data = {"messages": wire, "session_id": session_id, "persona_id": persona_id,
                 "request_id": uuid.uuid4().hex}  # kept on retries: stored once
         with self._send_lock:
-            self._queue.append((persona_id, context, data, entries))
+            bisect.insort(self._queue, Update(number, persona_id, context, data, entries, key),
+                          key=lambda update: update.number)
             while len(self._queue) > self.settings["max_queued"]:
-                self._queue.popleft()
+                self._queue.pop(0)
                 LOG.warning("memory service away too long: dropped the oldest queued update")
-        self._deliver_queue()
-        self._check_refused()
 
     def get_history(self, session_id: str) -> List[AgentMessage]:
-        persona_id, context = self._scope(session_id)
+        persona_id, context, key = self._scope(session_id, dig_for_message(max_records=30))
         if self._daemon_ready(persona_id):
             reply = self._request("memory.history.get", {}, persona_id, session_id, context)
             if reply is not None and reply.get("ok"):
                 return to_agent_messages(reply["messages"])
-        return to_agent_messages(self._window(persona_id, session_id))
+        return to_agent_messages(self.windows.messages(key))
 
     # ------------------------------------------------------------ whose memory
-    def _scope(self, session_id: str) -> Tuple[str, dict]:
-        """The persona_id and the request context, from the bus message being handled."""
-        message = dig_for_message(max_records=30)
+    def _scope(self, session_id: str, message: Optional[Message]) -> Tuple[str, dict, WindowKey]:
+        """The persona_id, the request context and the local window's key, from
+        the bus message being handled (its session, and its speaker's identity)."""
         context = {}
         named = None
         if message is not None:
-            for key in ("session", "user_id", "lang"):
+            for key in CONTEXT_KEYS:
                 if message.context.get(key) is not None:
                     context[key] = message.context[key]
             data = message.data if isinstance(message.data, dict) else {}
@@ -232,7 +279,15 @@ class MemoryServiceContextManager(AgentContextManager):
         if not isinstance(context.get("session"), dict) or \
                 context["session"].get("session_id") != session_id:
             context["session"] = {"session_id": session_id}
-        return self.persona_id(named if isinstance(named, str) else None), context
+        persona_id = self.persona_id(named if isinstance(named, str) else None)
+        return persona_id, context, (persona_id, session_id, self._speaker(context, session_id))
+
+    def _speaker(self, context: dict, session_id: str) -> str:
+        """The user the daemon will resolve (scope.py): each speaker has a window."""
+        try:
+            return resolve_scope({}, context, self.users).user_id
+        except InvalidRequest:  # the daemon refuses it too; never another speaker's window
+            return f"invalid:{session_id}"
 
     def persona_id(self, named: Optional[str] = None) -> str:
         if self.config.get("persona_id"):
@@ -295,26 +350,45 @@ class MemoryServiceContextManager(AgentContextManager):
         return True
 
     def _deliver_queue(self) -> bool:
-        """Send queued updates in order; True once the queue is empty. After the
-        daemon refused the block the queue is dropped: nothing it holds would be
-        kept the way the persona was configured."""
+        """Send queued updates in order; False if the daemon did not take them
+        (away, or the persona not configured), True once the queue is empty or
+        only waits for an earlier line (persona_order.py). After the daemon
+        refused the block the queue is dropped: nothing it holds would be kept
+        the way the persona was configured."""
+        held = False
         with self._send_lock:
             while self._queue:
-                persona_id, context, data, entries = self._queue[0]
-                if not self._ready(persona_id):
+                update = self._queue[0]
+                hold = self.memory.order.hold_until(update.number, update.data["session_id"])
+                if hold is not None:  # an earlier line of the session is still on its way
+                    self._hold_until, held = hold, True
                     break
-                reply = self._request("memory.history.update", data, persona_id, data["session_id"], context)
+                if not self._ready(update.persona_id):
+                    break
+                reply = self._request("memory.history.update", update.data, update.persona_id,
+                                      update.data["session_id"], update.context)
                 if reply is None:
                     break
-                self._queue.popleft()
-                self._note_ids(entries, reply.get("ids") or [])
+                self._queue.pop(0)
+                self._settle(update, reply)
             if self.refused is not None and self._queue:
                 LOG.error(f"{self.refused}; dropped {len(self._queue)} undelivered updates")
                 self._queue.clear()
             pending = bool(self._queue)
         if pending:
             self._start_retrier()
-        return not pending
+        return held or not pending
+
+    def _settle(self, update: Update, reply: dict):
+        """The daemon's answer to an update: the window keeps what it stored and
+        drops what it did not (paused, or refused); the speaker's pause is known."""
+        paused = bool(reply.get("paused"))
+        if reply.get("ok"):
+            self.pauses.replied(update.key[2], update.key[1], paused)
+        if reply.get("ok") and not paused:
+            self.windows.note_ids(update.entries, reply.get("ids") or [])
+        else:
+            self.windows.drop(update.entries)
 
     def _away(self, why: str):
         if time.monotonic() >= self._down_until:
@@ -328,7 +402,7 @@ class MemoryServiceContextManager(AgentContextManager):
 
         def retry():
             while self._queue:
-                time.sleep(max(0.0, self._down_until - time.monotonic()) + 0.05)
+                time.sleep(max(0.0, self._down_until - time.monotonic(), self._hold_until - time.monotonic()) + 0.05)
                 self._deliver_queue()
 
         self._retrier = threading.Thread(target=retry, daemon=True, name="memory-plugin-retry")
@@ -343,64 +417,24 @@ class MemoryServiceContextManager(AgentContextManager):
         return [AgentMessage(role=MessageRole.SYSTEM, content=prompt), *messages]
 
     # ------------------------------------------------------ the local window
-    def _remember_locally(self, persona_id: str, session_id: str, wire: List[dict]) -> List[dict]:
-        """Add to the window; returns the entry each message went into (in order)."""
-        entries = []
-        with self._local_lock:
-            window = self._local.setdefault((persona_id, session_id),
-                                            deque(maxlen=self.settings["local_window"]))
-            for msg in wire:
-                last = window[-1] if window else None
-                if last and msg["role"] == "assistant" and last["role"] == "assistant":
-                    last["content"] += "\n" + msg["content"]
-                else:
-                    if last and msg["role"] == "user" and last["role"] == "user":
-                        window.pop()
-                    window.append({**msg, "ids": set()})
-                entries.append(window[-1])
-        return entries
-
-    def _note_ids(self, entries: List[dict], ids: List[str]):
-        """The daemon's ids for a delivered update: one per message when it kept
-        each, else all of them for every entry (a forget of any then drops them all)."""
-        with self._local_lock:
-            if len(ids) == len(entries):
-                for entry, memory_id in zip(entries, ids):
-                    entry["ids"].add(memory_id)
-            else:
-                for entry in entries:
-                    entry["ids"].update(ids)
-
     def _on_forgotten(self, message: Message):
         """``memory.forgotten`` ({"user_id", "ids"}): forgotten is forgotten here too."""
         ids = message.data.get("ids") if isinstance(message.data, dict) else None
-        if not isinstance(ids, list):
-            return
-        gone = {i for i in ids if isinstance(i, str)}
-        with self._local_lock:
-            for window in self._local.values():
-                kept = [entry for entry in window if not entry["ids"] & gone]
-                if len(kept) != len(window):
-                    window.clear()
-                    window.extend(kept)
+        if isinstance(ids, list):
+            self.windows.forget({i for i in ids if isinstance(i, str)})
 
-    def _drop_voice_command(self, persona_id: str, session_id: str):
-        """The voice skill speaks: the user turn just recorded is its command
-        (or the answer to its question), not conversation."""
-        with self._local_lock:
-            window = self._local.get((persona_id, session_id))
-            if window and window[-1]["role"] == "user":
-                window.pop()
+    def _on_paused(self, message: Message):
+        """``memory.paused`` ({"user_id", "session_id", "paused"}): from now on
+        the speaker's turns enter the local window, or not."""
+        data = message.data if isinstance(message.data, dict) else {}
+        user_id, session_id = data.get("user_id"), data.get("session_id")
+        if isinstance(user_id, str) and isinstance(session_id, (str, type(None))) \
+                and isinstance(data.get("paused"), bool):
+            self.pauses.announced(user_id, session_id, data["paused"])
 
-    def _window(self, persona_id: str, session_id: str) -> List[dict]:
-        """The window's messages, as wire dicts."""
-        with self._local_lock:
-            return [{k: v for k, v in m.items() if k != "ids"}
-                    for m in self._local.get((persona_id, session_id), [])]
-
-    def _local_context(self, persona_id: str, session_id: str, utterance: str) -> List[AgentMessage]:
+    def _local_context(self, key: WindowKey, utterance: str) -> List[AgentMessage]:
         """[system prompt] + recent window + [user utterance], as a plain short-term memory."""
-        history = [m for m in self._window(persona_id, session_id) if m["role"] != "system"]
+        history = [m for m in self.windows.messages(key) if m["role"] != "system"]
         while history and history[-1]["role"] == "user":  # e.g. this utterance, already recorded
             history.pop()
         while history and history[0]["role"] != "user":

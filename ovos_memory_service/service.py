@@ -8,14 +8,14 @@ from ovos_utils.log import LOG
 from ovos_utils.process_utils import ProcessStatus, StatusCallbackMap
 
 from ovos_memory_service import systemd
-from ovos_memory_service.client import ResilientBusClient
+from ovos_memory_service.client import TOO_DEEP, ResilientBusClient
 from ovos_memory_service.config import build_config, read_mycroft_conf
 from ovos_memory_service.engine import MemoryEngine
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, storage_unavailable
 from ovos_memory_service.handlers import HANDLERS
 from ovos_memory_service.scope import Scope, check_id, resolve_scope
 from ovos_memory_service.store import StoreLocked
-from ovos_memory_service.wire import check_json, has_surrogate, iso_time, json_problem
+from ovos_memory_service.wire import MAX_DEPTH, check_json, has_surrogate, iso_time, json_problem
 
 MAX_REQUEST_ID = 128
 DRAIN_TIMEOUT_S = 30
@@ -72,6 +72,7 @@ class MemoryService:
                 if stop_event is not None and stop_event.is_set():
                     return False
         self.engine.forget_listeners.append(self._announce_forgotten)
+        self.engine.pause_listeners.append(self._announce_pause)
         if self.bus is None:
             self.bus = ResilientBusClient()
             self.bus.run_in_thread()
@@ -181,6 +182,8 @@ class MemoryService:
         context = {} if message.context is None else message.context
         if not isinstance(context, dict):
             raise InvalidRequest("message context must be an object")
+        if context.get(TOO_DEEP):  # too deep for the JSON decoder (client.too_deep_message)
+            raise InvalidRequest(f"the message nests deeper than {MAX_DEPTH} levels")
         check_json(data, "data")
         check_json(context, "context")
         if data.get("request_id") not in (None, ""):
@@ -213,6 +216,15 @@ class MemoryService:
         """Tell the bus which memories are gone (ids only: other clients may cache them)."""
         if self.bus is not None:
             self.bus.emit(Message("memory.forgotten", {"user_id": user_id, "ids": list(ids)}))
+
+    def _announce_pause(self, scope: Scope, where: str, paused: bool):
+        """Tell the bus a user's memory was paused or resumed (``session_id``
+        null: every session of the user): the persona plugins' local windows
+        stop taking what is said while paused, even when the daemon is away."""
+        if self.bus is not None:
+            self.bus.emit(Message("memory.paused", {
+                "user_id": scope.user_id, "session_id": scope.session_id if where == "session" else None,
+                "paused": paused}))
 
     def _enter(self) -> bool:
         with self._idle:

@@ -22,6 +22,7 @@ from ovos_workshop.decorators import intent_handler
 from ovos_workshop.skills.ovos import OVOSSkill, join_word_list
 from ovos_yes_no_solver import YesNoSolver
 
+from ovos_memory_service.access import allows
 from ovos_memory_service.facts.extract import is_question
 from ovos_memory_service.facts.wording import read_back
 from ovos_memory_service.errors import InvalidRequest, MemoryServiceError, NotFound
@@ -292,6 +293,15 @@ class MemorySkill(OVOSSkill):
             self.engine.exclude_turn(scope, "user", utterance)
         return scope
 
+    def may(self, scope: Scope, action: str, *also: str) -> bool:
+        """Whether the speaker's authentication level allows ``action`` and
+        ``also`` (access.py); if not, says so for ``action`` and nothing else:
+        no memory, no count, and never another speaker's memories instead."""
+        if all(allows(scope, self.memory_config, a) for a in (action, *also)):
+            return True
+        self.speak_dialog(f"access.{action}.denied")
+        return False
+
     def summary(self, items: List[MemoryItem], total: int) -> str:
         """The first few items, then how many more (a listing, never a confirmation)."""
         first = [spoken_item(i, self.lang) for i in items[:self.spoken_items]]
@@ -332,6 +342,8 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_what_do_you_remember(self, message):
         scope = self.handled(message)
+        if not self.may(scope, "read_aloud"):
+            return
         items, total = self.engine.list(scope, USER_FACT_KINDS, self.spoken_items, 0, EVERYWHERE)
         if total:
             self.speak_dialog("remembered.list", {"list": self.summary(items, total), "count": total})
@@ -343,6 +355,8 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_recall_topic(self, message):
         scope, topic = self.handled(message), message.data.get("topic", "")
+        if not self.may(scope, "read_aloud"):
+            return
         # a question the user asked is not something they told
         items = [i for i in self.engine.recall(scope, topic, kinds=RECALLED_KINDS, where=EVERYWHERE)
                  if not (i.kind == "turn" and i.role == "user" and is_question(i.content, self.lang))]
@@ -369,6 +383,8 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_forget_last(self, message):
         scope = self.handled(message)
+        if not self.may(scope, "forget"):
+            return
         items = self.engine.last_exchange(scope)
         if not items:
             self.speak_dialog("forget.last.none")
@@ -380,6 +396,8 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_forget_topic(self, message):
         scope, topic = self.handled(message), message.data.get("topic", "")
+        if not self.may(scope, "forget", "read_aloud"):  # what it finds is read back or counted
+            return
         asked = forget_all_request(message.data.get("utterance", ""), self.lang)
         if asked:  # "forget all 4 memories about jazz" taken for "forget <topic>"
             self.forget_counted(scope, *asked)
@@ -390,6 +408,8 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_forget_topic_all(self, message):
         scope, topic = self.handled(message), message.data.get("topic", "")
+        if not self.may(scope, "forget", "read_aloud"):
+            return
         self.forget_counted(scope, spoken_number(message.data.get("count", ""), self.lang), topic)
 
     def forget_counted(self, scope: Scope, count: Optional[float], topic: str):
@@ -429,6 +449,8 @@ class MemorySkill(OVOSSkill):
     @answers_errors
     def handle_forget_everything(self, message):
         scope = self.handled(message)
+        if not self.may(scope, "forget", "read_aloud"):  # the confirmation counts them
+            return
         total = self.engine.list(scope, KINDS, 0, 0, EVERYWHERE)[1]
         if not total:
             self.speak_dialog("remembered.none")

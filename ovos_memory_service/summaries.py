@@ -50,8 +50,9 @@ def state(store: Store, conversation_id: str) -> SummaryState:
 
 def latest(store: Store, scope: Scope) -> Optional[SummaryState]:
     """The newest summary of the scope's session: a new conversation carries
-    on from the last one's gist, as the seed's per-session summary did."""
-    found = store.latest_summary(scope)
+    on from the last one's gist, as the seed's per-session summary did.
+    None below the speaker's access level: that gist is long-term memory."""
+    found = store.latest_summary(scope) if scope.long_term else None
     return SummaryState(*found) if found else None
 
 

@@ -84,8 +84,9 @@ def test_sessions_users_and_personas_are_isolated(stack):
     assert stack.ok("memory.recall", {"query": "wifi password"}, session_id=b)["memories"] == []
     # the same user in another session recalls it, but never as verbatim history
     same_user = {"user_id": a}
+    verified = {"auth_level": 3, "authenticated_at": time.time()}  # a named user's memories need level 3
     built = stack.ok("memory.context.build", {"utterance": "what is the wifi password", **same_user},
-                     session_id=b)
+                     session_id=b, session=verified)
     assert [m["role"] for m in built["messages"]] == ["system", "user"]
     assert "hunter2" in built["messages"][0]["content"]
     assert stack.ok("memory.history.get", same_user, session_id=b)["messages"] == []
@@ -126,7 +127,7 @@ def test_recall_items_have_the_documented_shape(stack):
                         session_id=session)["memories"]
     item = memories[0]
     assert set(item) == {"id", "content", "kind", "score", "rank_score", "created_at",
-                         "session_id", "persona_id"}
+                         "session_id", "persona_id", "auth_level"}
     assert item["kind"] == "turn" and 0 < item["score"] <= 1 and item["session_id"] == session
     none = stack.ok("memory.recall", {"query": "Douro", "kinds": ["fact"]}, session_id=session)
     assert none["memories"] == []

@@ -116,7 +116,8 @@ def test_store_is_owner_only_wal_and_versioned(make_engine, tmp_path):
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     applied = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations")]
     assert applied == ["m001_initial", "m002_embed_jobs", "m003_search_context", "m004_fact_model",
-                       "m005_llm_work", "m006_repair_times", "m007_one_job_queue", "m008_keywords_per_user", "m009_settings"]
+                       "m005_llm_work", "m006_repair_times", "m007_one_job_queue", "m008_keywords_per_user", "m009_settings",
+                       "m010_auth_level"]
     columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
     assert {"id", "kind", "user_id", "persona_id", "session_id", "content", "created_at"} <= set(columns)
 
@@ -139,7 +140,9 @@ def test_an_older_store_is_upgraded_with_its_memories(tmp_path):
     db.conn.commit()
     db.conn.close()
     upgraded = open_database(str(folder))
-    assert [r[0] for r in upgraded.execute("SELECT name FROM _sqlite_migrations")][-1] == "m009_settings"
+    assert [r[0] for r in upgraded.execute("SELECT name FROM _sqlite_migrations")][-1] == "m010_auth_level"
+    # memories stored before levels were kept: their level is not known
+    assert upgraded.execute("SELECT count(*) FROM memories WHERE auth_level IS NULL").fetchone()[0] == 2
     assert upgraded.execute("SELECT count(*) FROM memories WHERE status = 'current'").fetchone()[0] == 2
     found = upgraded.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'spare'").fetchall()
     assert len(found) == 2  # the answer is found by its question too

@@ -136,7 +136,8 @@ def test_the_analysis_catches_what_it_must():
 # --------------------------------------------------------------------- tests
 @pytest.mark.stack
 @pytest.mark.parametrize("entry_point", ["ovos_memory_service.__main__", "ovos_memory_service.cli",
-                                         "ovos_memory_service.persona_plugin"])
+                                         "ovos_memory_service.persona_plugin",
+                                         "ovos_memory_service.identity_transformer"])
 def test_every_entry_point_switches_telemetry_off_before_the_libraries_load(entry_point):
     from ovos_memory_service.privacy import SWITCHES
     env = {k: v for k, v in os.environ.items() if k not in SWITCHES}

@@ -2,6 +2,7 @@
 pipeline (ovoscope's MiniCroft, padacioso) to the skill, which acts on a real
 engine (SQLite + LanceDB in a temp dir). Each test speaks as its own user."""
 import threading
+import time
 import uuid
 from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
@@ -84,9 +85,9 @@ class Voice:
         session = session or {"session_id": f"s-{user_id}", "lang": lang}
         heard = Heard()
         self.bus.on("message", heard.on_message)
-        try:
+        try:  # a speaker verified by a voice print (the level that reads memories aloud)
             self.bus.emit(Message("recognizer_loop:utterance", {"utterances": [utterance], "lang": lang},
-                                  {"session": session, "user_id": user_id}))
+                                  {"session": session, "user_id": user_id, **verified()}))
         finally:
             self.bus.remove("message", heard.on_message)
         return heard
@@ -110,6 +111,11 @@ class Voice:
         self.bus.remove(f"{SKILL_ID}.get_response.waiting", on_waiting)
         heard.asked = waiting.is_set()
         return heard
+
+
+def verified(level: int = 3) -> dict:
+    """The identity fields an identity transformer copies into the context."""
+    return {"auth_level": level, "authenticated_at": time.time()}
 
 
 class Heard:

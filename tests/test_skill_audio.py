@@ -14,7 +14,7 @@ from ovos_bus_client.message import Message  # noqa: E402
 
 from ovos_memory_service import skill as skill_module  # noqa: E402
 from ovos_memory_service.skill import SKILL_ID, MemorySkill  # noqa: E402
-from tests.test_skill import intent_pipeline  # noqa: E402
+from tests.test_skill import intent_pipeline, verified  # noqa: E402
 
 WAIT = 60  # seconds a step may take before the test fails (no step takes near this)
 QUESTIONS = []  # the questions the skill spoke in a test
@@ -73,7 +73,7 @@ def forget_everything(bus, engine, skill, on_question=None, events=None):
     bus.on(f"{SKILL_ID}.get_response.waiting", on_waiting)
     bus.on("speak", on_speak)
     session = {"session_id": f"s-{user_id}", "lang": "en-us"}
-    context = {"session": session, "user_id": user_id}
+    context = {"session": session, "user_id": user_id, **verified()}
     command = threading.Thread(target=bus.emit, args=(Message(
         "recognizer_loop:utterance", {"utterances": ["forget everything about me"], "lang": "en-us"}, context),), daemon=True)
     command.start()
@@ -81,7 +81,7 @@ def forget_everything(bus, engine, skill, on_question=None, events=None):
         if not listening.wait(WAIT):
             raise TimeoutError(f"the skill never listened for the answer; it said {dialogs}")
         bus.emit(Message("recognizer_loop:utterance", {"utterances": ["yes"], "lang": "en-us"},
-                         {"session": asked["session"], "user_id": user_id}))
+                         {"session": asked["session"], "user_id": user_id, **verified()}))
         command.join(WAIT)
         if command.is_alive():
             raise TimeoutError(f"the command did not finish; it said {dialogs}")

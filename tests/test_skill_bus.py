@@ -15,7 +15,7 @@ from ovos_bus_client.message import Message  # noqa: E402
 
 from ovos_memory_service.skill import SKILL_ID  # noqa: E402
 from tests.helpers import padacioso_in_threads  # noqa: E402
-from tests.test_skill import FACT, FIRST_ANSWER, LANGS, TOPIC, YES, examples  # noqa: E402
+from tests.test_skill import FACT, FIRST_ANSWER, LANGS, TOPIC, YES, examples, verified  # noqa: E402
 
 PIPELINE = ["ovos-stop-pipeline-plugin-high", "ovos-converse-pipeline-plugin",
             "ovos-padacioso-pipeline-plugin-high", "ovos-padacioso-pipeline-plugin-medium",
@@ -66,10 +66,14 @@ class Device:
         self.restore_padacioso()
         Configuration()["secondary_langs"] = self._langs
 
-    def say(self, utterance, lang, user_id, session=None, until="mycroft.skill.handler.complete"):
+    def say(self, utterance, lang, user_id, session=None, until="mycroft.skill.handler.complete", level=3,
+            authenticated=True):
         """Say an utterance; returns the speak messages of its session until the
         skill's handler completes (or until a question waits for an answer)."""
-        session = session or {"session_id": f"s-{user_id}", "lang": lang, "pipeline": PIPELINE}
+        session = session or {"session_id": f"s-{user_id or 'guest'}", "lang": lang, "pipeline": PIPELINE}
+        identity = {} if user_id is None else {"user_id": user_id, **verified(level)}
+        if not authenticated:
+            identity.pop("authenticated_at", None)
         heard, done = [], threading.Event()
 
         def on_speak(message):
@@ -85,7 +89,7 @@ class Device:
         self.bus.on(until, on_done)
         try:
             self.bus.emit(Message("recognizer_loop:utterance", {"utterances": [utterance], "lang": lang},
-                                  {"session": session, "user_id": user_id}))
+                                  {"session": session, **identity}))
             assert done.wait(30), f"no answer to {utterance!r}"
         finally:
             self.bus.remove("speak", on_speak)
@@ -222,3 +226,45 @@ def test_sighup_switches_the_voice_commands_off_and_on(device):
     assert eventually(_registered_again(device, since))
     assert dialogs(device.say("what do you remember about me", "en-us", new_user())) == [
         FIRST_ANSWER["what.do.you.remember"]]
+
+
+# ------------------------------------------------- who is speaking (issue 37)
+def lines_of(lang, dialog):
+    path = Path(__file__).resolve().parent.parent / "locale" / lang / "dialog" / f"{dialog}.dialog"
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_below_the_level_the_voice_says_so_in_the_listeners_language_and_reveals_nothing(device, lang):
+    me, other = new_user(), new_user()
+    device.stack.ok("memory.remember", {"content": f"{FACT[lang]} 4711"}, user_id=me)
+    device.stack.ok("memory.remember", {"content": f"{FACT[lang]} 9090"}, user_id=other)
+    for level, authenticated in ((2, True), (4, False)):  # below 3, and a level 4 that expired
+        for intent in ("what.do.you.remember", "recall.topic"):
+            heard = device.say(_first(lang, intent).format(topic=TOPIC[lang]), lang, me, level=level,
+                               authenticated=authenticated)
+            assert dialogs(heard) == ["access.read_aloud.denied"], (intent, level)
+            assert heard[0].data["utterance"] in lines_of(lang, "access.read_aloud.denied")
+            assert "4711" not in heard[0].data["utterance"] and "9090" not in heard[0].data["utterance"]
+        for intent in ("forget.everything", "forget.last", "forget.topic"):
+            heard = device.say(_first(lang, intent).format(topic=TOPIC[lang]), lang, me, level=level,
+                               authenticated=authenticated)
+            assert dialogs(heard) == ["access.forget.denied"], (intent, level)
+            assert heard[0].data["utterance"] in lines_of(lang, "access.forget.denied")
+    assert device.stack.ok("memory.list", {}, user_id=me)["total"] == 1
+    assert device.stack.ok("memory.list", {}, user_id=other)["total"] == 1
+    # at level 3 the same question reads the speaker's own memory, never the other's
+    heard = device.say(_first(lang, "recall.topic").format(topic=TOPIC[lang]), lang, me, level=3)
+    assert dialogs(heard) == ["recall.list"] and "4711" in heard[0].data["utterance"]
+    assert "9090" not in heard[0].data["utterance"]
+
+
+def test_a_guest_hears_the_households_memories_and_no_identified_speakers(device):
+    guest_session = {"session_id": f"s-guest-{uuid.uuid4().hex[:6]}", "lang": "en-us", "pipeline": PIPELINE}
+    device.stack.ok("memory.remember", {"content": "my bike lock code is 5150"},
+                    session={"session_id": guest_session["session_id"]})
+    device.stack.ok("memory.remember", {"content": "my bike lock code is 8080"}, user_id=new_user())
+    heard = device.say(_first("en-us", "recall.topic").format(topic="my bike lock code"), "en-us", None,
+                       session=guest_session)
+    assert dialogs(heard) == ["recall.list"]
+    assert "5150" in heard[0].data["utterance"] and "8080" not in heard[0].data["utterance"]

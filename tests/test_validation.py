@@ -230,6 +230,30 @@ def test_deeply_nested_context_or_data_gets_an_error_reply(stack, raw):
     stack.ok("memory.stats", {})
 
 
+def deep_frame(msg_type: str, request_id: str, depth: int, shape: str = "dict") -> str:
+    """A request whose context holds a value nested ``depth`` levels deep,
+    written out (json.dumps itself gives up at about 1000 levels)."""
+    opening, closing = {"dict": ('{"x": ', "}"), "list": ("[", "]")}[shape]
+    deep = opening * depth + "1" + closing * depth
+    return (f'{{"type": "{msg_type}", "data": {{"request_id": "{request_id}"}}, '
+            f'"context": {{"session": {{"session_id": "{new_id()}"}}, "deep": {deep}}}}}')
+
+
+@pytest.mark.stack
+@pytest.mark.parametrize("depth,shape", [(700, "dict"), (1500, "dict"), (5000, "list"), (200_000, "list")])
+def test_a_context_nested_far_deeper_gets_an_error_reply(stack, raw, depth, shape):
+    """Issue 37: such a frame got no reply at all. Python's JSON decoder
+    recurses, and past the interpreter's recursion limit (1000 frames, less
+    the receiving thread's own depth) it raised RecursionError, and the frame
+    was dropped as "not JSON" before its type or request_id were read."""
+    request_id = uuid.uuid4().hex
+    raw.send_frame(deep_frame("memory.stats", request_id, depth, shape))
+    reply = raw.wait_reply("memory.stats", request_id)
+    assert code_of(reply) == "invalid_request", reply
+    assert "nest" in reply["error"]["message"]
+    stack.ok("memory.stats", {})
+
+
 @pytest.mark.stack
 def test_a_huge_frame_is_refused_and_others_are_answered(stack, raw):
     session = new_id()

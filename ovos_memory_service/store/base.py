@@ -11,6 +11,7 @@ Anything that leaves the store leaves through ``delete()``: the row, its
 keyword entry, its vector and its queued jobs together.
 """
 import abc
+import json
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
@@ -83,6 +84,19 @@ class ModelChanged(RuntimeError):
 
 
 class Store(abc.ABC):
+    def source_level(self, sources: Optional[str]) -> Optional[int]:
+        """The authentication level of a memory learnt from ``sources`` (JSON
+        ids): the lowest of theirs; None when one is not known, or none."""
+        ids = json.loads(sources) if sources else []
+        levels = [row.get("auth_level") for row in self.get_memories(ids)] if ids else []
+        return None if not levels or None in levels else min(levels)
+
+    def with_source_level(self, row: dict) -> dict:
+        """``row`` with the level of its sources, if it has sources and no level."""
+        if row.get("auth_level") is None and row.get("sources"):
+            row = {**row, "auth_level": self.source_level(row["sources"])}
+        return row
+
     # -------------------------------------------------------------- life
     @abc.abstractmethod
     def close(self):

@@ -4,8 +4,10 @@ their ids, kinds, scopes and times (every store speaks it).
 A record is one memory as JSON (one line of an export file):
 ``{"id", "kind", "user_id", "persona_id", "session_id", "conversation_id",
 "role", "name", "content", "tool_calls", "tool_call_id", "created_at",
-"updated_at", "slot", "value", "status", "confidence", "sources", "extractor"}``
-with ISO 8601 times; ``persona_id`` is null for the default persona namespace.
+"updated_at", "slot", "value", "status", "confidence", "sources", "extractor",
+"auth_level"}`` with ISO 8601 times; ``persona_id`` is null for the default
+persona namespace; ``auth_level`` is the speaker's authentication level when it
+was said (OVOS-USER-ID-1, 0-5), null for memories stored before levels were kept.
 """
 import json
 
@@ -17,7 +19,9 @@ from ovos_memory_service.wire import MAX_CONTENT_BYTES, iso_time, parse_time
 FIELDS = ("id", "kind", "user_id", "persona_id", "session_id", "conversation_id", "role", "name",
           "content", "tool_calls", "tool_call_id", "created_at", "updated_at",
           # the fact model: slot, value, status (current, superseded, retracted) and provenance
-          "slot", "value", "status", "confidence", "sources", "extractor")
+          "slot", "value", "status", "confidence", "sources", "extractor",
+          # the speaker's authentication level when it was said (null: not known)
+          "auth_level")
 
 
 def to_record(row: dict) -> dict:
@@ -73,6 +77,10 @@ def check_record(record) -> dict:
                                    or not 0 <= confidence <= 1):
         raise InvalidRequest("confidence must be a number from 0 to 1")
     row["confidence"] = confidence
+    level = record.get("auth_level")
+    if level is not None and (isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 5):
+        raise InvalidRequest("auth_level must be an integer from 0 to 5, or null")
+    row["auth_level"] = level
     sources = record.get("sources")
     if sources is not None and (not isinstance(sources, list) or not all(isinstance(s, str) for s in sources)):
         raise InvalidRequest("sources must be a list of memory ids")

@@ -196,3 +196,41 @@ def test_the_voice_commands_answer_beside_the_persona(device):
     heard = bedroom.say("what do you remember about me")
     assert any("Porto" in line for line in heard), heard
     assert len(device.llm.requests) == before  # a voice command, not the chat model
+
+
+# ------------------------------------------------- who is speaking (issue 37)
+class IdentifiedSpeaker(Speaker):
+    """A speaker a voice print recognized (OVOS-USER-ID-1's session fields,
+    written again on every utterance as a recognition plugin does): ovos-core
+    hands the session back without them."""
+
+    def __init__(self, bus, session_id: str, user_id: str, level: int = 3):
+        super().__init__(bus, session_id)
+        self.identity = {"user_id": user_id, "auth_level": level}
+
+    def say(self, utterance: str, **kw) -> list:
+        import time
+        self.session = {**self.session, **self.identity, "authenticated_at": time.time()}
+        return super().say(utterance, **kw)
+
+
+def test_two_speakers_on_one_session_each_ask_about_what_only_the_other_said(device):
+    """Through ovos-core (and the identity transformer of docs/device.md) and
+    ovos-persona: each speaker's LLM request carries their own conversation
+    and nothing the other said, and the voice commands read only their own."""
+    alice = IdentifiedSpeaker(device.bus, "livingroom", "alice")
+    bob = IdentifiedSpeaker(device.bus, "livingroom", "bob")
+    assert alice.say("my doctor told me I have diabetes") == ["Very good."]
+    assert bob.say("I am planning a surprise party for Alice on Friday") == ["Very good."]
+
+    assert bob.say("do I have any health problems") == ["Very good."]
+    request = json.dumps(device.llm.chats("do I have any health problems")[-1]["messages"])
+    assert "diabetes" not in request and "surprise party" in request, request  # his own turn, not hers
+    assert alice.say("what am I doing on Friday") == ["Very good."]
+    request = json.dumps(device.llm.chats("what am I doing on Friday")[-1]["messages"])
+    assert "surprise party" not in request and "diabetes" in request, request
+
+    heard = " ".join(bob.say("what do you remember about me"))
+    assert "diabetes" not in heard
+    stored = device.memory.request("memory.list", {"scope": "all", "limit": 50}, {"user_id": "alice"})
+    assert "diabetes" in json.dumps(stored) and "surprise" not in json.dumps(stored)

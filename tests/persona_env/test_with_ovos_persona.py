@@ -114,16 +114,20 @@ class Persona:
     def memory(self, name):
         return self.service.personas[name].memory
 
-    def say(self, utterance, session_id, persona="Butler", active=None, timeout=15):
-        """recognizer_loop:utterance, then the persona pipeline's persona:query match."""
+    def say(self, utterance, session_id, persona="Butler", active=None, timeout=15, identity=None,
+            recorded=True):
+        """recognizer_loop:utterance, then the persona pipeline's persona:query match.
+        ``identity``: context keys of the speaker (as an identity transformer adds
+        them); ``recorded`` False: the local window is not expected to take it (paused)."""
         session = {"session_id": session_id, "lang": "en-US"}
         if active:
             session["persona_id"] = active
-        context = {"session": session}
+        context = {"session": session, **(identity or {})}
         count = len(self.spoken)
         self.stack.bus.emit(Message("recognizer_loop:utterance",
                                     {"utterances": [utterance], "lang": "en-US"}, context))
-        wait_for(lambda: self._recorded(persona, session_id, utterance), "the utterance recorded")
+        if recorded:
+            wait_for(lambda: self._recorded(persona, session_id, utterance), "the utterance recorded")
         self.stack.bus.emit(Message("persona:query", {"utterance": utterance, "lang": "en-US",
                                                       "persona": persona}, context))
         with self.answered:
@@ -134,13 +138,12 @@ class Persona:
                    if m.context["session"]["session_id"] == session_id]
         assert answers, f"no answer to {utterance!r}"
         # the spoken line is recorded too (0.9.0a25 records every speak)
-        wait_for(lambda: self._recorded(persona, session_id, answers[-1]), "the answer recorded")
+        if recorded:
+            wait_for(lambda: self._recorded(persona, session_id, answers[-1]), "the answer recorded")
         return answers[-1]
 
     def _recorded(self, persona, session_id, text):
-        memory = self.memory(persona)
-        windows = [w for (p, s), w in memory._local.items() if s == session_id]
-        return any(w and w[-1]["content"].endswith(text) for w in windows)
+        return any(last.endswith(text) for last in self.memory(persona).windows.last_contents(session_id))
 
     def close(self):
         from ovos_utils.fakebus import FakeBus
@@ -280,3 +283,85 @@ def test_tool_messages_on_the_newer_opm(stack):
     assert calls and isinstance(calls[0].tool_calls[0], ToolCall)
     assert tools and tools[0].tool_call_id == calls[0].tool_calls[0].id and "bicycle" in tools[0].content
     assert context[-1].content == "what colour is my bicycle?"
+
+
+# ------------------------------------------------- who is speaking (issue 37)
+def full_history(stack, persona_id, session_id, context=None):
+    reply = stack.client.request("memory.history.get", {"persona_id": persona_id, "limit": 500},
+                                 {"session": {"session_id": session_id}, **(context or {})}, timeout=15)
+    return [(m["role"], m["content"]) for m in reply["messages"]]
+
+
+def test_spoken_lines_reach_the_daemon_in_the_order_they_were_said(stack, persona):
+    """ovos-persona records each line in a thread of a pool: three lines emitted
+    in order used to leave the plugin in any order (2, 3, 1 on a device)."""
+    session_id = "e2e-order"
+    context = {"session": {"session_id": session_id, "lang": "en-US"}}
+    expected = []
+    for n in range(15):
+        question = f"question number {n}"
+        stack.bus.emit(Message("recognizer_loop:utterance", {"utterances": [question], "lang": "en-US"}, context))
+        lines = [f"answer {n}, sentence {k}." for k in (1, 2, 3)]
+        for line in lines:
+            stack.bus.emit(Message("speak", {"utterance": line, "lang": "en-US"}, context))
+        expected += [("user", question), ("assistant", "\n".join(lines))]
+    wait_for(lambda: len(full_history(stack, "butler", session_id)) >= len(expected)
+             and not persona.memory("Butler")._queue, "every line stored")
+    assert full_history(stack, "butler", session_id) == expected
+
+
+def test_nothing_said_while_paused_reaches_the_llm_daemon_up_or_down(stack, persona):
+    """"stop remembering" through the daemon's voice skill; a secret said while
+    paused (the daemon up), then the daemon crashes and the persona answers
+    from its local window, then a second secret with the daemon down."""
+    import signal
+    from ovos_memory_service.skill import SKILL_ID
+    session_id = "e2e-pause"
+    session = {"session_id": session_id, "lang": "en-US"}
+    persona.say("my name is Ana", session_id)
+    paused, replies = threading.Event(), []
+    stack.bus.on("memory.paused", lambda m: paused.set() if m.data.get("paused") else None)
+    stack.bus.on("memory.history.update.response", lambda m: replies.append(m.data))
+    stack.bus.emit(Message("recognizer_loop:utterance", {"utterances": ["stop remembering"], "lang": "en-US"},
+                           {"session": session}))
+    stack.bus.emit(Message(f"{SKILL_ID}:stop.remembering.intent", {"utterance": "stop remembering",
+                                                                    "lang": "en-US"}, {"session": session}))
+    assert paused.wait(10)
+    count = len(replies)
+    persona.say("my secret diary password is hunter2", session_id, recorded=False)
+    wait_for(lambda: sum(1 for r in replies[count:] if r.get("paused")) >= 2, "the paused replies")
+    stack.stop_service(signal.SIGKILL)
+    try:
+        persona.say("my other password is swordfish", session_id, recorded=False)
+        persona.say("what are my passwords?", session_id, recorded=False)
+        sent = json.dumps(RecallingChat.seen[-1][1])
+        assert "hunter2" not in sent and "swordfish" not in sent and "my name is Ana" in sent
+    finally:
+        stack.start_service()
+    wait_for(lambda: not persona.memory("Butler")._queue, "the queued updates delivered")
+    assert "hunter2" not in str(full_history(stack, "butler", session_id))
+    assert "swordfish" not in str(full_history(stack, "butler", session_id))
+    stack.ok("memory.resume", {}, session_id=session_id)
+
+
+def test_two_speakers_on_one_session_have_their_own_local_windows(stack, persona):
+    """Identities as ovos-core forwards them with an identity transformer
+    (context.user_id and the level); the daemon down, each speaker's local
+    window holds only what they said."""
+    import signal
+    session_id = "e2e-speakers"
+    alice = {"user_id": "e2e-alice", "auth_level": 3, "authenticated_at": time.time()}
+    bob = {"user_id": "e2e-bob", "auth_level": 3, "authenticated_at": time.time()}
+    persona.say("my name is Alice", session_id, identity=alice)
+    persona.say("my name is Bob", session_id, identity=bob)
+    stack.stop_service(signal.SIGKILL)
+    try:
+        assert persona.say("what is my name?", session_id, identity=alice) == "Your name is Alice"
+        assert "Bob" not in json.dumps(RecallingChat.seen[-1][1])
+        assert persona.say("what is my name?", session_id, identity=bob) == "Your name is Bob"
+        assert "Alice" not in json.dumps(RecallingChat.seen[-1][1])
+    finally:
+        stack.start_service()
+    wait_for(lambda: not persona.memory("Butler")._queue, "the queued updates delivered")
+    assert "Bob" not in str(full_history(stack, "butler", session_id, {"user_id": "e2e-alice"}))
+    assert "Alice" not in str(full_history(stack, "butler", session_id, {"user_id": "e2e-bob"}))

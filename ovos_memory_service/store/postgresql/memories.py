@@ -35,8 +35,9 @@ class MemoryRows:
 
     def insert_memory(self, row: dict) -> str:
         row = new_row(row)
-        columns = list(row)
         with self.transaction(), self._cursor(row["user_id"]) as cur:
+            row = self.with_source_level(row)
+            columns = list(row)
             seq = cur.execute(f"INSERT INTO memories ({', '.join(columns)}) VALUES "
                               f"({', '.join(['%s'] * len(columns))}) RETURNING seq",
                               [row[c] for c in columns]).fetchone()["seq"]
@@ -48,6 +49,8 @@ class MemoryRows:
     def update_memory(self, memory_id: str, **columns):
         columns_known(columns)
         with self.transaction(), self._cursor() as cur:
+            if "sources" in columns and "auth_level" not in columns:
+                columns["auth_level"] = self.source_level(columns["sources"])
             found = cur.execute("SELECT user_id FROM memories WHERE id = %s", [memory_id]).fetchone()
             if found is None:
                 return

@@ -1,5 +1,5 @@
 """The PostgreSQL schema, as numbered migrations (the tables of the SQLite
-store, store/sqlite/migrations.py, as they are after its m009). Never edit a
+store, store/sqlite/migrations.py, as they are after its m010). Never edit a
 shipped migration: add the next one.
 
 :func:`migrate` applies what is missing in one transaction that holds a
@@ -150,6 +150,15 @@ def m002_settings():
         key TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );
+    """
+
+
+@migration
+def m003_auth_level():
+    return """
+    -- the speaker's authentication level when a memory was said (OVOS-USER-ID-1, 0-5);
+    -- NULL for memories stored before (not known)
+    ALTER TABLE memories ADD COLUMN auth_level INTEGER;
     """
 
 

@@ -29,6 +29,7 @@ class MemoryRows:
     def insert_memory(self, row: dict) -> str:
         row = new_row(row)
         with self.transaction():
+            row = self.with_source_level(row)
             row["owner"] = self._owner_of(row["user_id"], create=True)
             columns = list(row)
             self.db.execute(f"INSERT INTO memories ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
@@ -52,6 +53,8 @@ class MemoryRows:
     def update_memory(self, memory_id: str, **columns):
         columns_known(columns)
         with self.transaction():
+            if "sources" in columns and "auth_level" not in columns:
+                columns["auth_level"] = self.source_level(columns["sources"])
             self.db.execute(f"UPDATE memories SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
                             [*columns.values(), memory_id])
             if {"content", "name", "status"} & set(columns):

@@ -379,3 +379,12 @@ def m009_settings(db):
         value TEXT NOT NULL
     );
     """)
+
+
+@migrations()
+def m010_auth_level(db):
+    """The speaker's authentication level when a memory was said (OVOS-USER-ID-1,
+    0-5); NULL for memories stored before (not known)."""
+    db.executescript("""
+    ALTER TABLE memories ADD COLUMN auth_level INTEGER;
+    """)
