@@ -18,9 +18,9 @@ Each embedding model is fitted on the languages it serves by default
 but the intercepts at least 0 (more of any evidence never makes a memory less
 relevant):
 1. a logistic model of each memory's own evidence (``Fitted.evidence``);
-2. a logistic model of that logit, whether the memory is the best of its
-   user's memories for the query, and by how much it leads the next best
-   (``Fitted.best``).
+2. for questions (not one-word topics), a logistic model of that logit,
+   whether the memory is the best of its user's memories for the query, and
+   by how much it leads the next best (``Fitted.best``).
 The weights for memories without a vector are fitted on every language. It
 prints the ``FITTED`` entries to write into relevance.py, and for both splits
 the log loss of the current and the fitted weights, and what a person meets
@@ -71,10 +71,11 @@ def queries(engine, stored):
     return out
 
 
-def fit_logistic(x, y, ridge=1e-2, steps=100):
+def fit_logistic(x, y, ridge=1e-2, steps=100, signed=(0,)):
     """Maximum likelihood (a little ridge for stability), Newton's method,
-    every weight but the intercept at least 0 (a feature whose weight would
-    go below 0 is left out, and the rest fitted again)."""
+    every weight but those of the columns ``signed`` (the intercepts) at
+    least 0 (a feature whose weight would go below 0 is left out, and the
+    rest fitted again)."""
     free = np.ones(x.shape[1], bool)
     while True:
         w = np.zeros(x.shape[1])
@@ -86,7 +87,7 @@ def fit_logistic(x, y, ridge=1e-2, steps=100):
             w[free] -= step
             if np.abs(step).max() < 1e-9:
                 break
-        negative = [i for i in range(1, len(w)) if free[i] and w[i] < 0]
+        negative = [i for i in range(len(w)) if i not in signed and free[i] and w[i] < 0]
         if not negative:
             return tuple(round(float(v), 2) for v in w)
         free[min(negative, key=lambda i: w[i])] = False
@@ -101,8 +102,9 @@ def judged_pairs(records, split, with_meaning):
 
 
 def fit_evidence(pairs):
+    """The first step's weights; the intercepts (of every query, and of a one-word one) may be below 0."""
     x = np.asarray([[1.0, *relevance.features(ev)] for ev, _ in pairs])
-    return fit_logistic(x, np.asarray([label for _, label in pairs]))
+    return fit_logistic(x, np.asarray([label for _, label in pairs]), signed=(0, 1))
 
 
 def fit_best(records, model, evidence_weights):
@@ -115,7 +117,7 @@ def fit_best(records, model, evidence_weights):
                 and (ev.similarity is not None) == (model is not None)]
         logits = [relevance.logit(ev, evidence_weights) for ev, _ in kept]
         for (ev, label), own, (best, lead) in zip(kept, logits, relevance.standing(logits, evidence_weights[0])):
-            if label is not None:
+            if label is not None and not ev.one_word:
                 x.append([1.0, own, best, best * lead])
                 y.append(float(label))
     return fit_logistic(np.asarray(x), np.asarray(y))

@@ -48,8 +48,8 @@ class Fitted:
     """The weights fitted for one embedding model (benchmarks/fit_relevance.py)."""
     # the logistic model: the intercept, then one weight per number of ``features``
     evidence: Tuple[float, ...]
-    # the second step: intercept, a memory's own logit, whether it is the best of
-    # the memories compared, and by how much it leads the next best (``standing``)
+    # the second step, for questions: intercept, a memory's own logit, whether it is
+    # the best of the memories compared, and by how much it leads the next best (``standing``)
     best: Tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
     # the cosines of the model's memories to a query before a user's own are
     # known (mean, standard deviation): the prior of ``standout``
@@ -98,10 +98,16 @@ class Evidence:
 
 
 def features(evidence: Evidence) -> Tuple[float, ...]:
-    """The numbers the evidence weights after the intercept multiply."""
-    one = float(evidence.one_word)
-    words = (evidence.coverage, evidence.topic, one * evidence.coverage, one * evidence.topic, float(evidence.own))
-    return words if evidence.similarity is None else (evidence.similarity, evidence.standout, *words)
+    """The numbers the evidence weights after the intercept multiply: whether
+    the query is one word (its own intercept); for a query of several words,
+    the meaning (similarity, standout), the words (coverage, topic) and
+    whether the memory is the user's own words; for a one-word query, a
+    topic, the words and whose they are alone (one word sits near the same
+    cosine to everything)."""
+    one, own = float(evidence.one_word), float(evidence.own)
+    meaning = () if evidence.similarity is None else (evidence.similarity, evidence.standout)
+    words = (evidence.coverage, evidence.topic, own)
+    return (one, *[(1 - one) * x for x in (*meaning, *words)], *[one * x for x in words])
 
 
 def _sigmoid(z: float) -> float:
@@ -128,9 +134,10 @@ def scores(evidence: Sequence[Evidence], model: Optional[str],
            fitted: Optional[Dict[Optional[str], Fitted]] = None) -> List[float]:
     """The calibrated relevance of each memory compared for one query, in 0..1:
     1 for an exact match, 0 for a turn that says nothing; otherwise its own
-    evidence's logit, moved by whether it is the best of those compared and
-    by how much (the answer to a question stands out from the rest of what
-    the user said, even when its cosine is low). ``fitted``: other weights, for fitting."""
+    evidence's logit, and for a question (not a one-word topic, which many
+    memories may be about) moved by whether it is the best of those compared
+    and by how much: the answer stands out from the rest of what the user
+    said, even when its cosine is low. ``fitted``: other weights, for fitting."""
     def weights(ev: Evidence) -> Fitted:
         name = model if ev.similarity is not None else None
         return (fitted or {}).get(name) or fitted_for(name)
@@ -139,6 +146,9 @@ def scores(evidence: Sequence[Evidence], model: Optional[str],
     floor = min((weights(evidence[i]).evidence[0] for i in judged), default=0.0)
     found = [1.0 if ev.exact else 0.0 for ev in evidence]
     for i, own, (best, lead) in zip(judged, first, standing(first, floor)):
+        if evidence[i].one_word:
+            found[i] = _sigmoid(own)
+            continue
         b0, b_own, b_best, b_lead = weights(evidence[i]).best
         found[i] = _sigmoid(b0 + b_own * own + b_best * best + b_lead * best * lead)
     return found

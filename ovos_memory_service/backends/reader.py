@@ -147,7 +147,8 @@ class StoreReader:
                 scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
         except Unavailable:  # by words alone
             model, similarity, spread = None, {}, None
-        said, one_word = normalized(query), len(words) == 1
+        # a topic named by itself ("music", "my sister"), not a question about it
+        said, one_word = normalized(query), len(words) == 1 and len(query.split()) <= 2
         found = []
         for item in items:
             cosine = similarity.get(item.id)
