@@ -66,7 +66,9 @@ def queries(engine, stored):
             relevant, context = scenario.relevant_ids(query), scenario.context_ids(query)
             _, evidence = engine.reader.evidence(scenario.scope, query["query"], items)
             out.append({"split": scenario.split, "category": query["category"], "query": query["query"],
-                        "memories": [(ev, judged(item, relevant, context), item.kind, item.content)
+                        "understanding": scenario.understanding,
+                        "memories": [(ev, judged(item, relevant, context), item.kind, item.content,
+                                      item.sources[0] if item.sources else item.id)
                                      for item, ev in zip(items, evidence)]})
     return out
 
@@ -74,31 +76,45 @@ def queries(engine, stored):
 def fit_logistic(x, y, ridge=1e-2, steps=100, signed=(0,)):
     """Maximum likelihood (a little ridge for stability), Newton's method,
     every weight but those of the columns ``signed`` (the intercepts) at
-    least 0 (a feature whose weight would go below 0 is left out, and the
-    rest fitted again)."""
-    free = np.ones(x.shape[1], bool)
+    least 0, by an active set: a weight that would go below 0 is held at 0,
+    and set free again when the likelihood would rise with it above 0."""
+    held = np.zeros(x.shape[1], bool)
+
+    def gradient_at(w):
+        p = 1 / (1 + np.exp(-np.clip(x @ w, -60, 60)))
+        return x.T @ (p - y) + ridge * w, p
+
     while True:
+        free = ~held
         w = np.zeros(x.shape[1])
         for _ in range(steps):
-            p = 1 / (1 + np.exp(-np.clip(x @ w, -60, 60)))
-            gradient = (x.T @ (p - y) + ridge * w)[free]
+            gradient, p = gradient_at(w)
             hessian = ((x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(len(w)))[np.ix_(free, free)]
-            step = np.linalg.solve(hessian, gradient)
+            step = np.linalg.solve(hessian, gradient[free])
             w[free] -= step
             if np.abs(step).max() < 1e-9:
                 break
         negative = [i for i in range(len(w)) if i not in signed and free[i] and w[i] < 0]
-        if not negative:
+        if negative:
+            held[min(negative, key=lambda i: w[i])] = True
+            continue
+        gradient, _ = gradient_at(w)
+        rising = [i for i in range(len(w)) if held[i] and gradient[i] < -1e-6]
+        if not rising:
             return tuple(round(float(v), 2) for v in w)
-        free[min(negative, key=lambda i: w[i])] = False
+        held[min(rising, key=lambda i: gradient[i])] = False
 
 
 def judged_pairs(records, split, with_meaning):
-    """(evidence, label) of the pairs a fit learns from."""
+    """(evidence, label) of the pairs the first step learns from. The
+    understanding set's questions share no word with their answers by
+    construction: their pairs with memories that do share a word are left
+    out, or the fit would learn that shared words count against relevance."""
     return [(ev if with_meaning else replace(ev, similarity=None), float(label))
             for r in records if r["split"] == split for ev, label, *_ in r["memories"]
             if label is not None and not (ev.exact or ev.says_nothing)
-            and (ev.similarity is not None or not with_meaning)]
+            and (ev.similarity is not None or not with_meaning)
+            and not (r["understanding"] and r["category"] == "no_shared_word" and ev.coverage > 0)]
 
 
 def fit_evidence(pairs):
@@ -113,10 +129,11 @@ def fit_best(records, model, evidence_weights):
     for r in records:
         if r["split"] != "dev":
             continue
-        kept = [(ev, label) for ev, label, *_ in r["memories"] if not (ev.exact or ev.says_nothing)
+        kept = [(ev, label, group) for ev, label, _, _, group in r["memories"] if not (ev.exact or ev.says_nothing)
                 and (ev.similarity is not None) == (model is not None)]
-        logits = [relevance.logit(ev, evidence_weights) for ev, _ in kept]
-        for (ev, label), own, (best, lead) in zip(kept, logits, relevance.standing(logits, evidence_weights[0])):
+        logits = [relevance.logit(ev, evidence_weights) for ev, _, _ in kept]
+        places = relevance.standing(logits, evidence_weights[0], [group for *_, group in kept])
+        for (ev, label, _), own, (best, lead) in zip(kept, logits, places):
             if label is not None and not ev.one_word:
                 x.append([1.0, own, best, best * lead])
                 y.append(float(label))
@@ -141,7 +158,8 @@ def measures(records, model, fitted, split) -> dict:
     for r in records:
         if r["split"] != split:
             continue
-        found_scores = relevance.scores([ev for ev, *_ in r["memories"]], model, fitted)
+        found_scores = relevance.scores([ev for ev, *_ in r["memories"]], model,
+                                        [group for *_, group in r["memories"]], fitted)
         scored = list(zip(found_scores, r["memories"]))
         for p, (ev, label, *_) in scored:
             if label is not None and not (ev.exact or ev.says_nothing):
@@ -158,7 +176,7 @@ def measures(records, model, fitted, split) -> dict:
             asked += 1
             found += any(p >= RECALL and label for p, (_, label, *_) in scored)
         elif category == "topic_word":
-            facts = [p for p, (_, label, kind, _) in scored if label and kind == "turn"]
+            facts = [p for p, (_, label, kind, *_) in scored if label and kind == "turn"]
             topic_facts += len(facts)
             topic_found += sum(p >= FORGET for p in facts)
             wrong += sum(p >= FORGET and label is False for p, (_, label, *_) in scored)

@@ -27,6 +27,7 @@ class StoredScenario:
     scope: Scope
     queries: List[dict]
     ids: Dict[str, str] = field(default_factory=dict)  # "u3"/"a3" -> memory id
+    understanding: bool = False  # from the understanding set (``labelled``)
 
     def relevant_ids(self, query: dict) -> set:
         return {self.ids[ref] for ref in query["relevant"] if ref in self.ids}
@@ -58,7 +59,7 @@ def labelled(understanding: dict) -> dict:
                    + [{"query": q, "relevant": [], "category": "never_said"} for q in scenario["never_said"]])
         scenarios.append({"id": scenario["id"], "split": scenario["split"], "queries": queries,
                           "exchanges": [[e["user"], e["assistant"]] for e in scenario["exchanges"]]})
-    return {"lang": understanding["lang"], "scenarios": scenarios}
+    return {"lang": understanding["lang"], "scenarios": scenarios, "understanding": True}
 
 
 def open_engine(data_dir: str, **config) -> MemoryEngine:
@@ -74,7 +75,8 @@ def store_scenarios(engine: MemoryEngine, sets: List[dict]) -> List[StoredScenar
     for labelled in sets:
         for scenario in labelled["scenarios"]:
             scope = Scope(user_id=scenario["id"], session_id=scenario["id"], lang=labelled["lang"])
-            item = StoredScenario(scenario["id"], labelled["lang"], scenario["split"], scope, scenario["queries"])
+            item = StoredScenario(scenario["id"], labelled["lang"], scenario["split"], scope, scenario["queries"],
+                                  understanding=labelled.get("understanding", False))
             for i, (said, reply) in enumerate(scenario["exchanges"]):
                 ids = engine.update_history(scope, parse_messages([{"role": "user", "content": said},
                                                                    {"role": "assistant", "content": reply}]))["ids"]

@@ -58,12 +58,12 @@ class Fitted:
 
 FITTED = {
     "sentence-transformers/all-MiniLM-L6-v2": Fitted(
-        (-6.03, 4.54, 2.25, 0.00, 1.78, 3.86, 1.65, 1.31), (-0.91, 0.83, 1.32, 0.19), (0.11, 0.09)),
+        (-8.28, 2.57, 6.63, 3.64, 1.75, 2.75, 1.53, 5.58, 1.58), (-1.48, 0.65, 1.44, 0.17), (0.11, 0.09)),
     "google/universal-sentence-encoder-multilingual-3": Fitted(
-        (-4.52, 2.64, 1.24, 0.43, 4.57, 6.04, 0.00, 0.30), (-0.50, 0.88, 0.96, 0.00), (0.06, 0.09)),
+        (-5.68, 0.49, 5.73, 0.0, 1.41, 5.97, 0.49, 5.15, 1.44), (-1.43, 0.65, 1.55, 0.07), (0.06, 0.08)),
 }
 # memories without a vector (not embedded yet, or semantic recall off): words only
-KEYWORDS_ONLY = Fitted((-4.0, 7.0, 4.0, 1.0, 1.0, 0.5))
+KEYWORDS_ONLY = Fitted((-5.64, -0.18, 7.37, 6.27, 2.05, 5.43, 1.9), (-1.51, 0.62, 1.15, 0.5))
 SPREAD_WEIGHT = 5  # how many of a user's cosines the prior weighs as
 
 
@@ -99,15 +99,15 @@ class Evidence:
 
 def features(evidence: Evidence) -> Tuple[float, ...]:
     """The numbers the evidence weights after the intercept multiply: whether
-    the query is one word (its own intercept); for a query of several words,
-    the meaning (similarity, standout), the words (coverage, topic) and
-    whether the memory is the user's own words; for a one-word query, a
-    topic, the words and whose they are alone (one word sits near the same
-    cosine to everything)."""
+    the query is one word (its own intercept), the keywords' coverage; for a
+    query of several words, the meaning (similarity, standout), the topic's
+    words and whether the memory is the user's own words; for a one-word
+    query, a topic, the topic's words and whose words they are (one word sits
+    near the same cosine to everything: its meaning does not count)."""
     one, own = float(evidence.one_word), float(evidence.own)
     meaning = () if evidence.similarity is None else (evidence.similarity, evidence.standout)
-    words = (evidence.coverage, evidence.topic, own)
-    return (one, *[(1 - one) * x for x in (*meaning, *words)], *[one * x for x in words])
+    several = (*meaning, evidence.topic, own)
+    return (one, evidence.coverage, *[(1 - one) * x for x in several], one * evidence.topic, one * own)
 
 
 def _sigmoid(z: float) -> float:
@@ -119,25 +119,32 @@ def logit(evidence: Evidence, weights: Sequence[float]) -> float:
     return weights[0] + sum(w * x for w, x in zip(weights[1:], features(evidence)))
 
 
-def standing(logits: Sequence[float], floor: float) -> List[Tuple[float, float]]:
+def standing(logits: Sequence[float], floor: float, groups: Optional[Sequence[str]] = None) -> List[Tuple[float, float]]:
     """For each of ``logits`` (the memories compared for one query): whether
-    it is the best, and by how much it leads the next best (at least
-    ``floor``, a memory with no evidence at all)."""
+    it is the best, and by how much it leads the best of the others (at least
+    ``floor``, a memory with no evidence at all). Memories of one group (a
+    turn and the facts learnt from it) are one answer: all of them are the
+    best when one is, and lead the best of the other groups."""
     if not logits:
         return []
-    best = max(range(len(logits)), key=lambda i: logits[i])
-    runner_up = max([x for i, x in enumerate(logits) if i != best] + [floor])
-    return [(1.0, logits[i] - runner_up) if i == best else (0.0, 0.0) for i in range(len(logits))]
+    groups = list(groups) if groups is not None else list(range(len(logits)))
+    top = {}
+    for group, value in zip(groups, logits):
+        top[group] = max(value, top.get(group, value))
+    best = max(top, key=top.get)
+    runner_up = max([value for group, value in top.items() if group != best] + [floor])
+    return [(1.0, top[best] - runner_up) if group == best else (0.0, 0.0) for group in groups]
 
 
-def scores(evidence: Sequence[Evidence], model: Optional[str],
+def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[Sequence[str]] = None,
            fitted: Optional[Dict[Optional[str], Fitted]] = None) -> List[float]:
     """The calibrated relevance of each memory compared for one query, in 0..1:
     1 for an exact match, 0 for a turn that says nothing; otherwise its own
     evidence's logit, and for a question (not a one-word topic, which many
     memories may be about) moved by whether it is the best of those compared
     and by how much: the answer stands out from the rest of what the user
-    said, even when its cosine is low. ``fitted``: other weights, for fitting."""
+    said, even when its cosine is low. ``groups``: see ``standing``;
+    ``fitted``: other weights, for fitting."""
     def weights(ev: Evidence) -> Fitted:
         name = model if ev.similarity is not None else None
         return (fitted or {}).get(name) or fitted_for(name)
@@ -145,7 +152,8 @@ def scores(evidence: Sequence[Evidence], model: Optional[str],
     first = [logit(evidence[i], weights(evidence[i]).evidence) for i in judged]
     floor = min((weights(evidence[i]).evidence[0] for i in judged), default=0.0)
     found = [1.0 if ev.exact else 0.0 for ev in evidence]
-    for i, own, (best, lead) in zip(judged, first, standing(first, floor)):
+    places = standing(first, floor, [groups[i] for i in judged] if groups is not None else None)
+    for i, own, (best, lead) in zip(judged, first, places):
         if evidence[i].one_word:
             found[i] = _sigmoid(own)
             continue

@@ -524,7 +524,8 @@ def test_forget_what_i_told_you_about_x_reads_and_forgets_the_reply_too(voice, l
     heard = voice.converse(command, YES[lang], lang, me)
     assert heard.intents[0] == "forget.topic.intent"
     assert heard.dialogs[-1].startswith("forget.topic.done"), heard.text
-    assert heard_back in heard.text.lower() and said in heard.text.lower() and reply.lower() in heard.text.lower()
+    assert heard_back in heard.text.lower() and said in heard.text.lower()
+    assert reply.lower().rstrip(".") in heard.text.lower()
     assert contents(voice.engine, me) == []
 
 

@@ -131,7 +131,8 @@ class StoreReader:
         """Set every item's ``score`` to its calibrated relevance to ``query``
         (relevance.py); returns the items."""
         model, evidence = self.evidence(scope, query, items)
-        for item, score in zip(items, scores(evidence, model)):
+        answers = [item.sources[0] if item.sources else item.id for item in items]  # a turn and its facts: one
+        for item, score in zip(items, scores(evidence, model, answers)):
             item.score = score
         return items
 
