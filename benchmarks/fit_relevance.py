@@ -18,9 +18,9 @@ Each embedding model is fitted on the languages it serves by default
 but the intercepts at least 0 (more of any evidence never makes a memory less
 relevant):
 1. a logistic model of each memory's own evidence (``Fitted.evidence``);
-2. for questions (not one-word topics), a logistic model of that logit,
-   whether the memory is the best of its user's memories for the query, and
-   by how much it leads the next best (``Fitted.best``).
+2. for questions (not one-word topics), a logistic model of that logit and
+   of how far the memory, when it is the best of its user's memories for the
+   query, leads the next best (``Fitted.best``).
 The weights for memories without a vector are fitted on every language. It
 prints the ``FITTED`` entries to write into relevance.py, and for both splits
 the log loss of the current and the fitted weights, and what a person meets
@@ -133,9 +133,9 @@ def fit_best(records, model, evidence_weights):
                 and (ev.similarity is not None) == (model is not None)]
         logits = [relevance.logit(ev, evidence_weights) for ev, _, _ in kept]
         places = relevance.standing(logits, evidence_weights[0], [group for *_, group in kept])
-        for (ev, label, _), own, (best, lead) in zip(kept, logits, places):
+        for (ev, label, _), own, lead in zip(kept, logits, places):
             if label is not None and not ev.one_word:
-                x.append([1.0, own, best, best * lead])
+                x.append([1.0, own, lead])
                 y.append(float(label))
     return fit_logistic(np.asarray(x), np.asarray(y))
 

@@ -48,9 +48,9 @@ class Fitted:
     """The weights fitted for one embedding model (benchmarks/fit_relevance.py)."""
     # the logistic model: the intercept, then one weight per number of ``features``
     evidence: Tuple[float, ...]
-    # the second step, for questions: intercept, a memory's own logit, whether it is
-    # the best of the memories compared, and by how much it leads the next best (``standing``)
-    best: Tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
+    # the second step, for questions: intercept, a memory's own logit, and by how
+    # much it leads the next best of the memories compared (``standing``)
+    best: Tuple[float, float, float] = (0.0, 1.0, 0.0)
     # the cosines of the model's memories to a query before a user's own are
     # known (mean, standard deviation): the prior of ``standout``
     spread: Tuple[float, float] = (0.0, 0.1)
@@ -58,12 +58,12 @@ class Fitted:
 
 FITTED = {
     "sentence-transformers/all-MiniLM-L6-v2": Fitted(
-        (-8.28, 2.57, 6.63, 3.64, 1.75, 2.75, 1.53, 5.58, 1.58), (-1.48, 0.65, 1.44, 0.17), (0.11, 0.09)),
+        (-8.47, 1.88, 7.4, 2.25, 1.93, 3.91, 1.56, 6.37, 1.89), (-1.29, 0.66, 0.44), (0.11, 0.09)),
     "google/universal-sentence-encoder-multilingual-3": Fitted(
-        (-5.68, 0.49, 5.73, 0.0, 1.41, 5.97, 0.49, 5.15, 1.44), (-1.43, 0.65, 1.55, 0.07), (0.06, 0.08)),
+        (-5.82, 0.15, 6.29, 0.0, 1.43, 6.43, 0.5, 6.48, 1.15), (-0.87, 0.75, 0.34), (0.06, 0.08)),
 }
 # memories without a vector (not embedded yet, or semantic recall off): words only
-KEYWORDS_ONLY = Fitted((-5.64, -0.18, 7.37, 6.27, 2.05, 5.43, 1.9), (-1.51, 0.62, 1.15, 0.5))
+KEYWORDS_ONLY = Fitted((-5.75, -0.84, 7.95, 7.05, 2.08, 6.79, 1.8), (-1.25, 0.68, 0.77))
 SPREAD_WEIGHT = 5  # how many of a user's cosines the prior weighs as
 
 
@@ -119,12 +119,12 @@ def logit(evidence: Evidence, weights: Sequence[float]) -> float:
     return weights[0] + sum(w * x for w, x in zip(weights[1:], features(evidence)))
 
 
-def standing(logits: Sequence[float], floor: float, groups: Optional[Sequence[str]] = None) -> List[Tuple[float, float]]:
-    """For each of ``logits`` (the memories compared for one query): whether
-    it is the best, and by how much it leads the best of the others (at least
-    ``floor``, a memory with no evidence at all). Memories of one group (a
-    turn and the facts learnt from it) are one answer: all of them are the
-    best when one is, and lead the best of the other groups."""
+def standing(logits: Sequence[float], floor: float, groups: Optional[Sequence[str]] = None) -> List[float]:
+    """For each of ``logits`` (the memories compared for one query): by how
+    much it leads the best of the others when it is the best (at least
+    ``floor``, a memory with no evidence at all), else 0. Memories of one
+    group (a turn and the facts learnt from it) are one answer: they all lead
+    when one does, by its lead over the best of the other groups."""
     if not logits:
         return []
     groups = list(groups) if groups is not None else list(range(len(logits)))
@@ -133,7 +133,7 @@ def standing(logits: Sequence[float], floor: float, groups: Optional[Sequence[st
         top[group] = max(value, top.get(group, value))
     best = max(top, key=top.get)
     runner_up = max([value for group, value in top.items() if group != best] + [floor])
-    return [(1.0, top[best] - runner_up) if group == best else (0.0, 0.0) for group in groups]
+    return [top[best] - runner_up if group == best else 0.0 for group in groups]
 
 
 def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[Sequence[str]] = None,
@@ -141,8 +141,8 @@ def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[
     """The calibrated relevance of each memory compared for one query, in 0..1:
     1 for an exact match, 0 for a turn that says nothing; otherwise its own
     evidence's logit, and for a question (not a one-word topic, which many
-    memories may be about) moved by whether it is the best of those compared
-    and by how much: the answer stands out from the rest of what the user
+    memories may be about) raised by how far the best of those compared
+    leads the others: the answer stands out from the rest of what the user
     said, even when its cosine is low. ``groups``: see ``standing``;
     ``fitted``: other weights, for fitting."""
     def weights(ev: Evidence) -> Fitted:
@@ -153,12 +153,12 @@ def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[
     floor = min((weights(evidence[i]).evidence[0] for i in judged), default=0.0)
     found = [1.0 if ev.exact else 0.0 for ev in evidence]
     places = standing(first, floor, [groups[i] for i in judged] if groups is not None else None)
-    for i, own, (best, lead) in zip(judged, first, places):
+    for i, own, lead in zip(judged, first, places):
         if evidence[i].one_word:
             found[i] = _sigmoid(own)
             continue
-        b0, b_own, b_best, b_lead = weights(evidence[i]).best
-        found[i] = _sigmoid(b0 + b_own * own + b_best * best + b_lead * best * lead)
+        b0, b_own, b_lead = weights(evidence[i]).best
+        found[i] = _sigmoid(b0 + b_own * own + b_lead * lead)
     return found
 
 
