@@ -422,7 +422,8 @@ class MemoryEngine(Upkeep):
         if query is not None:
             if threshold is None:
                 threshold = self.config["forget_relevance_threshold"]
-            targets = self.recall(scope, query, limit, threshold, kinds, where)
+            targets = self._clearly_about(scope, query, limit or self.config["recall_facts_limit"], threshold,
+                                          kinds, where)
             targets += self._answering(scope, query, targets, kinds, where)
         store = self.store
         with store.transaction():
@@ -447,6 +448,15 @@ class MemoryEngine(Upkeep):
             self._tell_forgotten(scope.user_id, [t.id for t in targets])
         return targets
 
+    def _clearly_about(self, scope: Scope, query: str, limit: int, threshold: float, kinds: Sequence[str],
+                       where: str) -> List[MemoryItem]:
+        """What forgetting by ``query`` takes: the first ``limit`` memories, in
+        recall's order, whose own evidence reaches ``threshold`` (their score
+        then is that evidence's): a memory is not forgotten for being the best
+        of what is left once the answer is gone."""
+        found = self.recall(scope, query, 50, 0.0, kinds, where)
+        return [m for m in self.reader.score(scope, query, found, lead=False) if m.score >= threshold][:limit]
+
     def _answering(self, scope: Scope, query: str, targets: List[MemoryItem], kinds: Sequence[str],
                    where: str) -> List[MemoryItem]:
         """What goes with ``targets`` when they are forgotten by ``query``: the
@@ -466,7 +476,8 @@ class MemoryEngine(Upkeep):
                  if m.id not in taken]
         repeats = []
         for target in targets:
-            restating = {m.id for m in self.reader.score(scope, target.content, about) if m.score >= strict}
+            restating = {m.id for m in self.reader.score(scope, target.content, about, lead=False)
+                         if m.score >= strict}
             repeats += [m for m in about if m.id in restating and (m.kind != "turn" or alone(m.id))]
             about = [m for m in about if m.id not in restating]
             taken |= {m.id for m in repeats}

@@ -35,7 +35,7 @@ semantic recall off). Each embedding model has weights of its own, as its
 cosines spread differently (a model not fitted here gets all-MiniLM-L6-v2's).
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.words import says_nothing
@@ -137,24 +137,28 @@ def standing(logits: Sequence[float], floor: float, groups: Optional[Sequence[st
 
 
 def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[Sequence[str]] = None,
-           fitted: Optional[Dict[Optional[str], Fitted]] = None) -> List[float]:
+           fitted: Optional[Dict[Optional[str], Fitted]] = None, lead: bool = True) -> List[float]:
     """The calibrated relevance of each memory compared for one query, in 0..1:
     1 for an exact match, 0 for a turn that says nothing; otherwise its own
     evidence's logit, and for a question (not a one-word topic, which many
     memories may be about) raised by how far the best of those compared
     leads the others: the answer stands out from the rest of what the user
     said, even when its cosine is low. ``groups``: see ``standing``;
-    ``fitted``: other weights, for fitting."""
+    ``fitted``: other weights, for fitting; ``lead`` False: each memory's own
+    evidence alone, without comparing it to the user's other memories (what
+    forgetting goes by: standing out from what is left once the answer is gone
+    is no reason to delete a memory)."""
     def weights(ev: Evidence) -> Fitted:
         name = model if ev.similarity is not None else None
         return (fitted or {}).get(name) or fitted_for(name)
     judged = [i for i, ev in enumerate(evidence) if not (ev.exact or ev.says_nothing)]
-    first = [logit(evidence[i], weights(evidence[i]).evidence) for i in judged]
+    alone = evidence if lead else [replace(ev, standout=0.0) for ev in evidence]
+    first = [logit(alone[i], weights(evidence[i]).evidence) for i in judged]
     floor = min((weights(evidence[i]).evidence[0] for i in judged), default=0.0)
     found = [1.0 if ev.exact else 0.0 for ev in evidence]
     places = standing(first, floor, [groups[i] for i in judged] if groups is not None else None)
     for i, own, lead in zip(judged, first, places):
-        if evidence[i].one_word:
+        if evidence[i].one_word or not lead:
             found[i] = _sigmoid(own)
             continue
         b0, b_own, b_lead = weights(evidence[i]).best

@@ -127,12 +127,12 @@ class StoreReader:
         found = self.store.get_memories([summary.memory_id]) if summary is not None else []
         return (_by_confidence(found[0]) if found else None), rows
 
-    def score(self, scope: Scope, query: str, items: List[MemoryItem]) -> List[MemoryItem]:
+    def score(self, scope: Scope, query: str, items: List[MemoryItem], lead: bool = True) -> List[MemoryItem]:
         """Set every item's ``score`` to its calibrated relevance to ``query``
-        (relevance.py); returns the items."""
+        (relevance.py; ``lead`` False: from its own evidence alone); returns the items."""
         model, evidence = self.evidence(scope, query, items)
         answers = [item.sources[0] if item.sources else item.id for item in items]  # a turn and its facts: one
-        for item, score in zip(items, scores(evidence, model, answers)):
+        for item, score in zip(items, scores(evidence, model, answers, lead=lead)):
             item.score = score
         return items
 
