@@ -151,57 +151,45 @@ def prior(records) -> tuple:
 
 
 def measures(records, model, fitted, split) -> dict:
-    """Log loss, and what a person meets at the two thresholds."""
+    """Log loss, and what a person meets at the two thresholds: recall's
+    scores at the recall threshold, forgetting's (each memory's own
+    evidence, ``lead`` False) at the forget threshold."""
     loss, pairs = 0.0, 0
     kept = {RECALL: [0, 0], FORGET: [0, 0]}
     asked = found = topic_facts = topic_found = wrong = never = 0
     for r in records:
         if r["split"] != split:
             continue
-        found_scores = relevance.scores([ev for ev, *_ in r["memories"]], model,
-                                        [group for *_, group in r["memories"]], fitted)
-        scored = list(zip(found_scores, r["memories"]))
-        for p, (ev, label, *_) in scored:
+        evidence, groups = [ev for ev, *_ in r["memories"]], [group for *_, group in r["memories"]]
+        recalled = list(zip(relevance.scores(evidence, model, groups, fitted), r["memories"]))
+        forgotten = list(zip(relevance.scores(evidence, model, groups, fitted, lead=False), r["memories"]))
+        for p, (ev, label, *_) in recalled:
             if label is not None and not (ev.exact or ev.says_nothing):
                 p = min(1 - 1e-9, max(1e-9, p))
                 loss -= label * math.log(p) + (1 - label) * math.log(1 - p)
                 pairs += 1
         category = r["category"]
         if category not in UNDERSTANDING:
-            for threshold in kept:
+            for threshold, scored in ((RECALL, recalled), (FORGET, forgotten)):
                 labels = [label for p, (_, label, *_) in scored if p >= threshold and label is not None]
                 kept[threshold][0] += sum(labels)
                 kept[threshold][1] += len(labels)
         elif category == "no_shared_word":
             asked += 1
-            found += any(p >= RECALL and label for p, (_, label, *_) in scored)
+            found += any(p >= RECALL and label for p, (_, label, *_) in recalled)
         elif category == "topic_word":
-            facts = [p for p, (_, label, kind, *_) in scored if label and kind == "turn"]
+            facts = [p for p, (_, label, kind, *_) in forgotten if label and kind == "turn"]
             topic_facts += len(facts)
             topic_found += sum(p >= FORGET for p in facts)
-            wrong += sum(p >= FORGET and label is False for p, (_, label, *_) in scored)
+            wrong += sum(p >= FORGET and label is False for p, (_, label, *_) in forgotten)
         else:
-            never += sum(p >= RECALL for p, _ in scored)
+            never += sum(p >= RECALL for p, _ in recalled)
     return {"log loss": loss / max(1, pairs),
             f"precision@{RECALL}": kept[RECALL][0] / max(1, kept[RECALL][1]),
-            f"precision@{FORGET}": kept[FORGET][0] / max(1, kept[FORGET][1]),
+            f"precision@{FORGET} (forget)": kept[FORGET][0] / max(1, kept[FORGET][1]),
             "question answered": found / max(1, asked),
             "topic finds its facts": topic_found / max(1, topic_facts),
             "items of other topics": wrong, "never-said items": never}
-
-
-def store_every(models, folders) -> dict:
-    """model -> the records of ``queries`` for the sets of its languages."""
-    records = {}
-    for model in models:
-        sets = [s for folder in folders for s in load_sets(folder) if s["lang"] in MODELS[model]]
-        with tempfile.TemporaryDirectory() as tmp:
-            engine = open_engine(tmp, embeddings={"model": model})
-            try:
-                records[model] = queries(engine, store_scenarios(engine, sets))
-            finally:
-                engine.close()
-    return records
 
 
 def show(name, split, figures):

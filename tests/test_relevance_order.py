@@ -1,5 +1,9 @@
 """memory.recall's order (relevance.most_relevant): the relevance order and the
 backend's ranking together, exact matches first."""
+import math
+
+import pytest
+
 from ovos_memory_service.items import MemoryItem
 from ovos_memory_service.relevance import most_relevant
 
@@ -43,3 +47,16 @@ def test_a_reply_that_says_nothing_comes_last_even_when_it_scores_higher():
 def test_an_exact_match_comes_first_and_the_threshold_is_the_relevance():
     items = [item("ranked first", 0.95, 0.9), item("said exactly", 1.0, 0.0), item("weak", 0.3, 0.8)]
     assert contents(most_relevant(items, 0.5, "en-us")) == ["said exactly", "ranked first"]
+
+
+def test_a_memory_that_is_not_the_best_answer_is_judged_in_both_steps():
+    """Only the best of the memories compared leads; the others still go
+    through the second step (a question's runner-up is not scored on its
+    first step alone)."""
+    from ovos_memory_service.relevance import Evidence, Fitted, scores
+    model = "test-model"
+    fitted = {model: Fitted((0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0), (-1.0, 1.0, 1.0))}
+    best, other = Evidence(0.5, 0.0, standout=2.0), Evidence(0.5, 0.0, standout=1.0)
+    first, second = scores([best, other], model, ["a", "b"], fitted)
+    assert second == pytest.approx(1 / (1 + math.exp(-(-1.0 + 1.0))))  # -1 + 1 x its logit 1, no lead
+    assert first > second
