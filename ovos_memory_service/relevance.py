@@ -23,9 +23,10 @@ neighbouring turn, which may still raise ``rank_score``):
 - ``one_word``: the query is one keyword ("music", "where do I live"): a
   topic, for which its words and its topic's words are the evidence that
   counts (they get weights of their own);
-- ``own``: the memory is something the user told (a statement of theirs,
-  or what was learnt from them), not the assistant's words nor a question
-  the user asked: what a person asks about is mostly what they told.
+- ``own``: the memory is the user's own words (a user turn, or what was
+  learnt from them), not the assistant's: what a person asks about is
+  mostly what they said. (Counting only their statements, not their
+  questions, made no difference on the development split.)
 
 An exact match scores 1, a turn that says nothing 0. Otherwise the score is a
 logistic model of the numbers, fitted on the development splits of the
@@ -35,7 +36,7 @@ semantic recall off). Each embedding model has weights of its own, as its
 cosines spread differently (a model not fitted here gets all-MiniLM-L6-v2's).
 """
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ovos_memory_service.words import says_nothing
@@ -58,12 +59,12 @@ class Fitted:
 
 FITTED = {
     "sentence-transformers/all-MiniLM-L6-v2": Fitted(
-        (-8.47, 2.0, 7.34, 2.43, 1.86, 3.79, 1.73, 6.19, 1.98), (-1.46, 0.65, 1.1), (0.11, 0.09)),
+        (-8.03, 1.41, 7.3, 1.24, 2.02, 4.0, 1.15, 6.37, 1.93), (-1.43, 0.65, 1.08), (0.11, 0.09)),
     "google/universal-sentence-encoder-multilingual-3": Fitted(
-        (-6.48, 0.72, 6.31, 0.0, 1.4, 6.35, 1.35, 6.41, 1.34), (-1.46, 0.62, 1.14), (0.06, 0.08)),
+        (-5.93, 0.23, 6.29, 0.0, 1.43, 6.44, 0.62, 6.49, 1.18), (-1.43, 0.63, 1.1), (0.06, 0.08)),
 }
 # memories without a vector (not embedded yet, or semantic recall off): words only
-KEYWORDS_ONLY = Fitted((-5.96, -0.58, 7.86, 6.85, 2.45, 6.66, 1.89), (-1.33, 0.66, 1.3))
+KEYWORDS_ONLY = Fitted((-5.82, -0.8, 7.92, 7.06, 2.15, 6.8, 1.82), (-1.38, 0.65, 1.33))
 SPREAD_WEIGHT = 5  # how many of a user's cosines the prior weighs as
 # a lead beyond this (the answer e^2, seven times as likely as the next) tells more of
 # how unrelated the rest is than of the answer (on the development split: capped,
@@ -148,16 +149,14 @@ def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[
     memories may be about) raised by how far the best of those compared
     leads the others: the answer stands out from the rest of what the user
     said, even when its cosine is low. ``groups``: see ``standing``;
-    ``fitted``: other weights, for fitting; ``lead`` False: each memory's own
-    evidence alone, without comparing it to the user's other memories (what
-    forgetting goes by: standing out from what is left once the answer is gone
-    is no reason to delete a memory)."""
+    ``fitted``: other weights, for fitting; ``lead`` False: the first step
+    alone, each memory's own evidence (what forgetting goes by: being the best
+    of what is left once the answer is gone is no reason to delete a memory)."""
     def weights(ev: Evidence) -> Fitted:
         name = model if ev.similarity is not None else None
         return (fitted or {}).get(name) or fitted_for(name)
     judged = [i for i, ev in enumerate(evidence) if not (ev.exact or ev.says_nothing)]
-    alone = evidence if lead else [replace(ev, standout=0.0) for ev in evidence]
-    first = [logit(alone[i], weights(evidence[i]).evidence) for i in judged]
+    first = [logit(evidence[i], weights(evidence[i]).evidence) for i in judged]
     floor = min((weights(evidence[i]).evidence[0] for i in judged), default=0.0)
     found = [1.0 if ev.exact else 0.0 for ev in evidence]
     places = standing(first, floor, [groups[i] for i in judged] if groups is not None else None)

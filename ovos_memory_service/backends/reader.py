@@ -9,7 +9,6 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service import summaries
 from ovos_memory_service.errors import Unavailable
-from ovos_memory_service.facts.extract import is_question
 from ovos_memory_service.history import live_conversation, live_window
 from ovos_memory_service.items import MemoryItem, normalized
 from ovos_memory_service.relevance import Evidence, scores, standout
@@ -55,12 +54,6 @@ class MemberMisses:
         with self._lock:
             return {member: {**entry, "last_at": iso_time(entry["last_at"])}
                     for member, entry in self._counts.items()}
-
-
-def told(item: MemoryItem, lang: str) -> bool:
-    """Something the user told: a statement of theirs (not a question they
-    asked, nor the assistant's words), or what was learnt from them."""
-    return item.kind != "turn" or (item.role == "user" and not is_question(item.content, lang))
 
 
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
@@ -164,7 +157,8 @@ class StoreReader:
                 cosine, coverage[item.id][0],
                 normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
                 coverage[item.id][1], 0.0 if cosine is None else standout(cosine, spread, model),
-                item.kind == "turn" and says_nothing(item.content, scope.lang), one_word, told(item, scope.lang)))
+                item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
+                item.kind != "turn" or item.role == "user"))
         return model, found
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):
