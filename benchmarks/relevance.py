@@ -20,7 +20,9 @@ sources are all context turns, is left out of precision, and context turns are
 not in recall's denominator. How many there are is reported.
 
 For each threshold, micro precision = relevant items returned / judged items
-returned, and recall = relevant turns covered (returned, or a source of a
+returned (at the forget threshold, of each item's own evidence, as
+``memory.forget`` judges: the second step of the score, how far the best answer
+leads, is recall's alone), and recall = relevant turns covered (returned, or a source of a
 returned derived item) / relevant turns, per language and overall, on the dev
 and test splits, and per category (issue 36's ``no_shared_word`` and
 ``topic_word`` among them; "before issue 36" gathers the categories the set had
@@ -38,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import replace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -88,7 +91,10 @@ def ask(engine: MemoryEngine, lang: str, split: str, scenario: dict, ref_of: dic
     for q in scenario["queries"]:
         relevant, context = set(q["relevant"]), set(q.get("context", ()))
         items = []
-        for rank, item in enumerate(engine.recall(scope, q["query"], limit=LIMIT, threshold=0.0, kinds=kinds)):
+        found = engine.recall(scope, q["query"], limit=LIMIT, threshold=0.0, kinds=kinds)
+        # what forgetting goes by: each memory's own evidence (engine.forget)
+        own = {m.id: m.score for m in engine.reader.score(scope, q["query"], [replace(m) for m in found], lead=False)}
+        for rank, item in enumerate(found):
             if item.kind == "turn":
                 ref = ref_of.get(item.id)
                 covers = [ref] if ref in relevant else []
@@ -102,7 +108,8 @@ def ask(engine: MemoryEngine, lang: str, split: str, scenario: dict, ref_of: dic
                 unjudged = bool(sources) and all(s in context for s in sources)
             label = True if covers else (None if unjudged else False)
             items.append({"id": item.id, "ref": ref, "kind": item.kind, "content": item.content,
-                          "score": float(item.score), "rank_score": float(item.rank_score), "rank": rank,
+                          "score": float(item.score), "own_score": float(own[item.id]),
+                          "rank_score": float(item.rank_score), "rank": rank,
                           "sources": sources, "covers": covers, "label": label})
         records.append({"lang": lang, "split": split, "scenario": scenario["id"], "query": q["query"],
                         "category": q["category"], "relevant": sorted(relevant), "context": sorted(context),
@@ -110,13 +117,14 @@ def ask(engine: MemoryEngine, lang: str, split: str, scenario: dict, ref_of: dic
     return records
 
 
-def figures(records: list, threshold: float) -> dict:
-    """Micro precision and turn recall of the items at or above ``threshold``;
-    context items (label None) are counted apart, in neither."""
+def figures(records: list, threshold: float, score: str = "score") -> dict:
+    """Micro precision and turn recall of the items at or above ``threshold``
+    (of their ``score``, or ``own_score``: what forgetting goes by); context
+    items (label None) are counted apart, in neither."""
     returned = hits = relevant = covered = queries = context = 0
     for r in records:
         queries += 1
-        above = [i for i in r["items"] if i["score"] >= threshold]
+        above = [i for i in r["items"] if i[score] >= threshold]
         kept = [i for i in above if i["label"] is not None]
         context += len(above) - len(kept)
         returned += len(kept)
@@ -172,12 +180,13 @@ def named_table(title: str, records: list, langs, named: dict):
         if not rs:
             continue
         line = f"{name:<18}{len(rs):>8}"
-        for t in named.values():
-            f = figures(rs, t)
+        for label, t in named.items():
+            f = figures(rs, t, "own_score" if label == "forget" else "score")
             line += f"{fmt(f['precision'], 8)}{fmt(f['recall'], 8)}{fmt(f['f1'], 8)}{fmt(f['items_per_query'], 10)}"
         print(line)
     labels = sum(len(r["context"]) for r in records)
-    returned = ", ".join(f"{figures(records, t)['context_returned']} at {label} {t:.2f}" for label, t in named.items())
+    returned = ", ".join(f"{figures(records, t, 'own_score' if label == 'forget' else 'score')['context_returned']} "
+                         f"at {label} {t:.2f}" for label, t in named.items())
     print(f"context turns (about the query only through the conversation, not judged): {labels} labels; "
           f"context items returned (left out of precision): {returned}")
 
