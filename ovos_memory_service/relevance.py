@@ -149,9 +149,9 @@ def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[
     memories may be about) raised by how far the best of those compared
     leads the others: the answer stands out from the rest of what the user
     said, even when its cosine is low. ``groups``: see ``standing``;
-    ``fitted``: other weights, for fitting; ``lead`` False: the first step
-    alone, each memory's own evidence (what forgetting goes by: being the best
-    of what is left once the answer is gone is no reason to delete a memory)."""
+    ``fitted``: other weights, for fitting; ``lead`` False: every memory as
+    if it led none (what forgetting goes by: being the best of what is left
+    once the answer is gone is no reason to delete a memory)."""
     def weights(ev: Evidence) -> Fitted:
         name = model if ev.similarity is not None else None
         return (fitted or {}).get(name) or fitted_for(name)
@@ -161,11 +161,11 @@ def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[
     found = [1.0 if ev.exact else 0.0 for ev in evidence]
     places = standing(first, floor, [groups[i] for i in judged] if groups is not None else None)
     for i, own, ahead in zip(judged, first, places):
-        if evidence[i].one_word or not lead:
+        if evidence[i].one_word:
             found[i] = _sigmoid(own)
             continue
         b0, b_own, b_lead = weights(evidence[i]).best
-        found[i] = _sigmoid(b0 + b_own * own + b_lead * ahead)
+        found[i] = _sigmoid(b0 + b_own * own + (b_lead * ahead if lead else 0.0))
     return found
 
 
