@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from tests.isolation import isolate  # noqa: E402
 
-isolate(Path(tempfile.mkdtemp(prefix="ovos-memory-languages-")))
+isolate(tempfile.mkdtemp(prefix="ovos-memory-languages-"))
 
 from tests.sandbox import Stack  # noqa: E402
 
