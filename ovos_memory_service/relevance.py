@@ -20,19 +20,20 @@ neighbouring turn, which may still raise ``rank_score``):
   punctuation aside), or the query is exactly a fact's value ("lisbon");
 - ``says_nothing``: a turn made only of acknowledgements and stop words
   ("Okay.", words.says_nothing): it is about nothing on its own;
-- ``one_word``: the query is one keyword ("music", "where do I live"): a
-  topic, for which its words and its topic's words are the evidence that
-  counts (they get weights of their own);
+- ``one_word``: the query names a topic by one keyword, in at most two
+  words ("music", "my sister"): its words and its topic's words are the
+  evidence that counts (they get weights of their own);
 - ``own``: the memory is the user's own words (a user turn, or what was
   learnt from them), not the assistant's: what a person asks about is
   mostly what they said. (Counting only their statements, not their
   questions, made no difference on the development split.)
 
 An exact match scores 1, a turn that says nothing 0. Otherwise the score is a
-logistic model of the numbers, fitted on the development splits of the
-labelled sets in benchmarks/ (``python benchmarks/fit_relevance.py`` prints
-them); a second model serves memories without a vector (not embedded yet, or
-semantic recall off). Each embedding model has weights of its own, as its
+logistic model of the numbers and, for a question, a second one that adds how
+far the best answer leads the others (``scores``), fitted on the development
+splits of the labelled sets in benchmarks/ (``python benchmarks/fit_relevance.py``
+prints them); other weights serve memories without a vector (not embedded yet,
+or semantic recall off). Each embedding model has weights of its own, as its
 cosines spread differently (a model not fitted here gets all-MiniLM-L6-v2's).
 """
 import math
