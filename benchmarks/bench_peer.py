@@ -67,11 +67,18 @@ Both children run with the environment the project's systemd unit sets
 (``OPENBLAS_NUM_THREADS=1``) and the telemetry switches off (onnxruntime,
 Hugging Face Hub, chromadb); nothing is downloaded (``HF_HUB_OFFLINE=1``).
 
-Time it takes here (2 cores): the project's fill is bound by embedding (40-60
-turns/s, two turns per exchange): about 7 minutes at 10k, well over an hour at
-100k; the peer embeds inline at ~30-40 ms per exchange, about 6 minutes at
-10k. The peer is not run above ``--peer-max-size`` (10,000): its 100k fill
-alone would take over an hour per round.
+Time it takes (2 cores, a small run): at 1,000 exchanges the project's fill
+took 11 s (it returns at once and embeds the short LoCoMo turns in the
+background) and the peer's 25-33 s (one inline embedding and chromadb upsert
+per exchange); both grow at least linearly with the size, so a default run is
+tens of minutes. The peer is not run above ``--peer-max-size`` (10,000): its
+100k fill alone would take an hour or more per round (the project's, half an
+hour or more).
+
+The two embed with the same files but not the same code: the project rewrites
+the graph to run its MatMuls in int8 and sizes onnxruntime itself, the peer's
+plugin uses fastembed as it comes (vectors at cosine 0.993-0.995 to the
+project's for LoCoMo turns).
 """
 import argparse
 import hashlib
@@ -102,6 +109,7 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
 DEFAULT_PLOT = REPO / "docs" / "peer-latency-vs-size.png"
 LANG = "en-us"
 IMPLS = ("ours", "peer")
+PROGRESS = "@@bench-peer@@ "  # marks a child's stdout lines that the parent prints
 ANSWERABLE = (1, 2, 3, 4)  # LoCoMo categories whose questions are asked (5: adversarial)
 # the same environment for both children: the project's systemd unit sets the first
 CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "ORT_DISABLE_TELEMETRY": "1", "HF_HUB_OFFLINE": "1",
@@ -208,7 +216,13 @@ def ms_since(start: float) -> float:
 def progress(label: str, done: int, total: int, started: float, last: list):
     if time.monotonic() - last[0] >= 60:
         last[0] = time.monotonic()
-        print(f"      {label}: {done:,}/{total:,} exchanges stored ({time.monotonic() - started:.0f} s)", flush=True)
+        say(f"      {label}: {done:,}/{total:,} exchanges stored ({time.monotonic() - started:.0f} s)")
+
+
+def say(line: str):
+    """A line for the parent to print; the child's other output (the OVOS
+    libraries log to stdout) goes to its log file."""
+    print(PROGRESS + line, flush=True)
 
 
 # ------------------------------------------------------------ the peer
@@ -393,7 +407,8 @@ def run_ours(spec: dict) -> dict:
     engine.store.save_vectors = save_vectors
     out["rss"].update(end_mb=rss_mb(), peak_run_mb=peak_mb())
     out.update(times=times, found=found, stored=turns, versions={
-        "ovos-memory-service": __version__, **{name: version(name) for name in ("fastembed", "onnxruntime", "lancedb")}})
+        "ovos-memory-service": __version__,
+        **{name: version(name) for name in ("fastembed", "onnxruntime", "lancedb")}})
     engine.close()
     return out
 
@@ -461,10 +476,16 @@ def run_child(python: Path, spec: dict, root: Path) -> dict:
     work.mkdir(parents=True)
     spec = {**spec, "work": str(work), "out": str(work / "result.json")}
     (work / "spec.json").write_text(json.dumps(spec))
-    log = work / "stderr.log"
-    with open(log, "w") as err:
-        code = subprocess.run([str(python), str(Path(__file__).resolve()), "--child", str(work / "spec.json")],
-                              env=sandbox_env(work / "home"), stderr=err).returncode
+    log = work / "output.log"
+    with open(log, "a") as kept:  # appended: the child's stderr writes to it too
+        child = subprocess.Popen([str(python), str(Path(__file__).resolve()), "--child", str(work / "spec.json")],
+                                 env=sandbox_env(work / "home"), stdout=subprocess.PIPE, stderr=kept, text=True)
+        for line in child.stdout:
+            if line.startswith(PROGRESS):
+                print(line[len(PROGRESS):], end="", flush=True)
+            else:
+                kept.write(line)
+        code = child.wait()
     if code != 0 or not Path(spec["out"]).exists():
         tail = log.read_text()[-4000:]
         raise RuntimeError(f"the {spec['impl']} run at {spec['size']} (round {spec['round']}) failed "
@@ -475,15 +496,14 @@ def run_child(python: Path, spec: dict, root: Path) -> dict:
 
 
 def schedule(sizes, rounds: int, peer_max: int, impls) -> list:
-    """(round, size, impl) in run order: the two alternate, and which goes first alternates."""
-    order, flip = [], 0
+    """(round, size, impl) in run order: at each size the two run one after
+    the other, and which goes first changes from size to size and from round
+    to round (so at each size each goes first in every other round)."""
+    order = []
     for r in range(rounds):
-        for size in sizes:
-            pair = [i for i in (IMPLS if flip % 2 == 0 else IMPLS[::-1]) if i in impls]
-            pair = [i for i in pair if i == "ours" or size <= peer_max]
-            if len(pair) == 2:
-                flip += 1
-            order += [(r, size, impl) for impl in pair]
+        for i, size in enumerate(sizes):
+            first = IMPLS if (r + i) % 2 == 0 else IMPLS[::-1]
+            order += [(r, size, impl) for impl in first if impl in impls and (impl == "ours" or size <= peer_max)]
     return order
 
 
@@ -553,18 +573,24 @@ def report(results: list, sizes: list, args, load: tuple):
                 print(f"  {size:>7,} {impl:<4}: {spread([x['idle_mb'] for x in rss], '{:.0f}')} / "
                       f"{spread([x['after_fill_mb'] for x in rss], '{:.0f}')} / {peak}; "
                       f"fill {spread([r['fill_s'] for r in runs], '{:.0f}')} s")
-    print("\nmean memories injected per build: " + ", ".join(
-        f"{impl} {size:,} {statistics.mean(r['found']['build'] for r in results if r['impl'] == impl and r['size'] == size):.1f}"
-        for size in sizes for impl in IMPLS if any(r["impl"] == impl and r["size"] == size for r in results)))
+    injected_means = []
+    for size in sizes:
+        for impl in IMPLS:
+            found = [r["found"]["build"] for r in results if r["impl"] == impl and r["size"] == size]
+            if found:
+                injected_means.append(f"{impl} {size:,} {statistics.mean(found):.1f}")
+    print("\nmean memories injected per build: " + ", ".join(injected_means))
     for impl in IMPLS:
         run = next((r for r in results if r["impl"] == impl), None)
         if run:
-            extra = f"; reranker {run.get('reranker') or 'none: ' + str(run.get('rerank_error'))}" if impl == "ours" else ""
+            extra = "" if impl == "peer" else \
+                f"; reranker {run.get('reranker') or 'none: ' + str(run.get('rerank_error'))}"
             print(f"{impl}: " + ", ".join(f"{k} {v}" for k, v in run["versions"].items()) + extra)
     skipped = [s for s in sizes if s > args.peer_max_size]
     if skipped and "peer" in args.impls:
         print(f"peer not run at {', '.join(f'{s:,}' for s in skipped)} exchanges (--peer-max-size "
-              f"{args.peer_max_size:,}): its fill embeds inline, one exchange at a time, over an hour per round at 100k")
+              f"{args.peer_max_size:,}): its fill embeds inline, one exchange at a time, "
+              "an hour or more per round at 100k")
     print(f"load average (1, 5, 15 min) at the start: {' '.join(f'{x:.2f}' for x in load[0])}, "
           f"at the end: {' '.join(f'{x:.2f}' for x in load[1])} ({os.cpu_count()} CPUs)")
 
