@@ -73,8 +73,8 @@ from pathlib import Path  # noqa: E402
 
 from ovos_utils.log import LOG  # noqa: E402
 
-from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.wire import parse_messages  # noqa: E402
+from ovos_memory_service.common.scope import Scope  # noqa: E402
+from ovos_memory_service.common.wire import parse_messages  # noqa: E402
 from ovos_memory_service.store import open_store  # noqa: E402
 from ovos_memory_service.store.migrate import migrate  # noqa: E402
 from tests.pg import PostgresServer  # noqa: E402

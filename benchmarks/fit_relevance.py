@@ -45,9 +45,9 @@ sys.path.insert(0, ROOT)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from benchmarks.relevance_data import judged, load_sets, open_engine, store_scenarios  # noqa: E402
-from ovos_memory_service import relevance  # noqa: E402
-from ovos_memory_service.config import DEFAULTS  # noqa: E402
-from ovos_memory_service.items import KINDS  # noqa: E402
+from ovos_memory_service.backends import relevance  # noqa: E402
+from ovos_memory_service.common.config import DEFAULTS  # noqa: E402
+from ovos_memory_service.common.items import KINDS  # noqa: E402
 
 # each model is fitted on the languages it serves by default (vectors/embedder.py)
 MODELS = {"sentence-transformers/all-MiniLM-L6-v2": ("en-us",),

@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ovos_memory_service.background.embedding import embed_text
-from ovos_memory_service.config import build_config
-from ovos_memory_service.engine import MemoryEngine
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.learning.embedding_worker import embed_text
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.engine.engine import MemoryEngine
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import check_record
-from ovos_memory_service.wire import iso_time, parse_messages
+from ovos_memory_service.common.wire import iso_time, parse_messages
 
 FILL_VERSION = 1          # bump when the generated data or the fill changes: old caches are not reused
 IMPORT_BATCH_TURNS = 5000  # turns per import transaction (and per vector write)

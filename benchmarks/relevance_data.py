@@ -13,10 +13,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from ovos_memory_service.config import build_config
-from ovos_memory_service.engine import MemoryEngine
-from ovos_memory_service.scope import Scope
-from ovos_memory_service.wire import parse_messages
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.engine.engine import MemoryEngine
+from ovos_memory_service.common.scope import Scope
+from ovos_memory_service.common.wire import parse_messages
 
 
 @dataclass

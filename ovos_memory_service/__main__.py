@@ -6,8 +6,8 @@ import threading
 
 from ovos_utils.log import LOG, init_service_logger
 
-from ovos_memory_service import privacy
-from ovos_memory_service.service import MemoryService, _log_error, _log_ready, _log_stopping
+from ovos_memory_service.common import privacy
+from ovos_memory_service.edge.service import MemoryService, _log_error, _log_ready, _log_stopping
 from ovos_memory_service.store import StoreLocked
 
 # another daemon holds the store (systemd: RestartPreventExitStatus)

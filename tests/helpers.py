@@ -1,7 +1,7 @@
 import time
 
-from ovos_memory_service.scope import Scope
-from ovos_memory_service.wire import parse_messages
+from ovos_memory_service.common.scope import Scope
+from ovos_memory_service.common.wire import parse_messages
 
 
 def scope(user="alice", session="s1", persona=None, lang="en-us") -> Scope:

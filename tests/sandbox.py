@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ovos_bus_client import MessageBusClient
 
-from ovos_memory_service.client import MemoryClient, ResilientBusClient
-from ovos_memory_service.vectors.reranker import RERANK_LOADING
+from ovos_memory_service.common.client import MemoryClient, ResilientBusClient
+from ovos_memory_service.models.reranker import RERANK_LOADING
 
 
 def free_port() -> int:

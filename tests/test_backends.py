@@ -48,7 +48,7 @@ def test_recency_max_age_drops_old_turns(make_engine):
 
 
 def _iso(epoch):
-    from ovos_memory_service.wire import iso_time
+    from ovos_memory_service.common.wire import iso_time
     return iso_time(epoch)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ovos_memory_service.vectors.embedder import (DEFAULT_MODEL, EmbeddingsUnavailable, Embedder,
+from ovos_memory_service.models.embedder import (DEFAULT_MODEL, EmbeddingsUnavailable, Embedder,
                                                   bundled_model_folder)
 
 FACTS = Path(__file__).parent.parent / "benchmarks" / "personal_facts" / "en-us.json"
@@ -36,7 +36,7 @@ def models(folder):
 
 
 def _applied(rewrite, model: bytes) -> bytes:
-    from ovos_memory_service.vectors.onnx_graph import Graph
+    from ovos_memory_service.models.onnx_graph import Graph
     graph = Graph(model)
     return graph.rewritten(rewrite(graph))
 
@@ -53,7 +53,7 @@ def _run(session, ids):
 
 
 def test_the_word_table_lookup_gives_the_same_numbers(folder):
-    from ovos_memory_service.vectors.onnx_graph import lookup_rows_unfolded
+    from ovos_memory_service.models.onnx_graph import lookup_rows_unfolded
     shipped = (folder / "model.onnx").read_bytes()
     assert _applied(lookup_rows_unfolded, b"\x08\x07") == b"\x08\x07"  # not this shape of model: unchanged
     rewritten = _applied(lookup_rows_unfolded, shipped)
@@ -66,7 +66,7 @@ def test_the_nan_guards_go_and_no_number_changes(folder):
     """Each attention Softmax is followed by Where(IsNaN(p), 0, p); the
     guards go, and a padded batch (a short text beside a longer one) gives
     the same numbers."""
-    from ovos_memory_service.vectors.onnx_graph import Graph, nan_guards_removed
+    from ovos_memory_service.models.onnx_graph import Graph, nan_guards_removed
     shipped = (folder / "model.onnx").read_bytes()
     assert _applied(nan_guards_removed, b"\x08\x07") == b"\x08\x07"
     rewritten = _applied(nan_guards_removed, shipped)
@@ -80,7 +80,7 @@ def test_the_nan_guards_go_and_no_number_changes(folder):
 
 
 def test_every_matmul_by_a_weight_runs_in_int8(folder):
-    from ovos_memory_service.vectors.onnx_graph import Graph, matmuls_in_int8
+    from ovos_memory_service.models.onnx_graph import Graph, matmuls_in_int8
     shipped = (folder / "model.onnx").read_bytes()
     assert _applied(matmuls_in_int8, b"\x08\x07") == b"\x08\x07"
     before, after = Graph(shipped), Graph(_applied(matmuls_in_int8, shipped))
@@ -133,7 +133,7 @@ MODEL_LOAD = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import fastembed, onnxruntime
-    from ovos_memory_service.vectors.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder, tune_malloc
+    from ovos_memory_service.models.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder, tune_malloc
 
     def rss_mb():
         for line in open("/proc/self/status"):

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from ovos_bus_client import Message
 
-from ovos_memory_service.cli import cli
+from ovos_memory_service.edge.cli import cli
 from ovos_memory_service.store.sqlite.connection import lock_store
 from tests.helpers import exchange, scope
 
@@ -170,7 +170,7 @@ def test_with_the_daemon_running_commands_go_over_the_bus(fresh_stack, tmp_path)
     env = {**s.env, "PYTHONPATH": str(Path(__file__).parent.parent)}
 
     def cli_run(*args, input=None):
-        return subprocess.run([sys.executable, "-m", "ovos_memory_service.cli", *args], env=env,
+        return subprocess.run([sys.executable, "-m", "ovos_memory_service.edge.cli", *args], env=env,
                               capture_output=True, text=True, timeout=120, input=input)
     listed = cli_run("list", "--json")
     assert listed.returncode == 0, listed.stderr

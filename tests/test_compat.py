@@ -6,9 +6,9 @@ are in tests/test_compat_bus.py."""
 import pytest
 
 from ovos_memory_service.backends.composite import CompositeBackend
-from ovos_memory_service.facts.from_llm import parse, to_facts
+from ovos_memory_service.learning.facts.from_llm import parse, to_facts
 from ovos_memory_service.backends.fusion import fuse
-from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.common.items import MemoryItem
 from tests.helpers import eventually, exchange, scope
 from tests.test_llm_facts import entity_engine
 from tests.openai_stub import OpenAIStub

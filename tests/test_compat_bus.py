@@ -8,8 +8,8 @@ import time
 import pytest
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_memory_service import persona_plugin
-from ovos_memory_service.persona_plugin import MemoryServiceContextManager
+from ovos_memory_service.plugins import persona_plugin
+from ovos_memory_service.plugins.persona_plugin import MemoryServiceContextManager
 from tests.openai_stub import OpenAIStub
 from tests.sandbox import Stack
 

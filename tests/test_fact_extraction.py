@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from ovos_memory_service.facts import ExtractedFact, PatternError, extract_facts
-from ovos_memory_service.facts.extract import LISTS, load_language, parse_facts
-from ovos_memory_service.resources import locale_dir
+from ovos_memory_service.learning.facts import ExtractedFact, PatternError, extract_facts
+from ovos_memory_service.learning.facts.extract import LISTS, load_language, parse_facts
+from ovos_memory_service.common.resources import locale_dir
 
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 FAMILIES = ("name", "residence", "likes", "family", "pets", "work", "birthday", "health", "skills")

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from ovos_memory_service.facts.wording import read_back
+from ovos_memory_service.learning.facts.wording import read_back
 from tests.helpers import scope
 
 
@@ -38,7 +38,7 @@ ovoscope = pytest.importorskip("ovoscope")
 
 @pytest.fixture(scope="module")
 def voice(tmp_path_factory):
-    from ovos_memory_service.skill import SKILL_ID, MemorySkill
+    from ovos_memory_service.edge.skill import SKILL_ID, MemorySkill
     from tests.test_skill import Voice, intent_pipeline
     with intent_pipeline(tmp_path_factory, ["pt-PT"]) as (minicroft, engine, config):
         skill = MemorySkill(bus=minicroft.bus, skill_id=SKILL_ID, engine=engine, config=config,

@@ -149,7 +149,7 @@ def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
 def test_a_statement_learnt_without_a_slot_gets_one_later(engine):
     """An LLM in the seed's format may say "Lives in Braga" before the rules
     have read the turn: the rules' fact fills that memory, not a second one."""
-    from ovos_memory_service.facts.model import Fact, record
+    from ovos_memory_service.learning.facts.model import Fact, record
     sc = scope()
     first = record(engine.store, sc, Fact(kind="fact", content="Lives in Braga", extractor="llm"))
     second = record(engine.store, sc, Fact(kind="fact", content="Lives in Braga", slot="residence",
@@ -165,7 +165,7 @@ def test_a_statement_learnt_without_a_slot_gets_one_later(engine):
 def test_a_restated_fact_keeps_the_words_of_its_most_trusted_source(engine, first):
     """The rules and an LLM learn the same fact in either order (their workers
     race): one fact, in the rules' words, with both provenances."""
-    from ovos_memory_service.facts.model import Fact, record
+    from ovos_memory_service.learning.facts.model import Fact, record
     sc = scope()
     said = {"llm": Fact(kind="fact", content="User lives in Braga", slot="residence", value="Braga",
                         sources=["turn-a"], extractor="llm"),

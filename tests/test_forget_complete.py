@@ -1,7 +1,7 @@
 """Forgetting by a query takes the replies that answered what it forgets, and
 the other memories that repeat it, and nothing about anything else; the
 window a persona receives afterwards still alternates."""
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.common.items import KINDS
 from tests.helpers import exchange, scope
 
 

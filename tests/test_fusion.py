@@ -2,7 +2,7 @@
 import pytest
 
 from ovos_memory_service.backends.fusion import fuse
-from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.common.items import MemoryItem
 
 
 def item(memory_id, score, content=None):

@@ -13,8 +13,8 @@ from collections import Counter
 import pytest
 import websocket
 
-from ovos_memory_service.client import MAX_FRAME_BYTES
-from ovos_memory_service.handlers import HANDLERS
+from ovos_memory_service.common.client import MAX_FRAME_BYTES
+from ovos_memory_service.edge.handlers import HANDLERS
 from tests.test_validation import RawBus
 
 pytestmark = pytest.mark.stack

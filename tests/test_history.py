@@ -1,6 +1,6 @@
 """Storing turns: normalization, retries, conversations, pauses (real SQLite)."""
 
-from ovos_memory_service.wire import parse_messages
+from ovos_memory_service.common.wire import parse_messages
 from tests.helpers import Clock, assistant, exchange, roles_contents, scope, store, user
 
 

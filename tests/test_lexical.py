@@ -1,7 +1,7 @@
 """Keyword recall (real FTS5) and the lexical backend's knobs and inject modes."""
 import pytest
 
-from ovos_memory_service.words import keywords
+from ovos_memory_service.common.words import keywords
 from tests.helpers import exchange, scope, store, user
 
 LEXICAL = "ovos-memory-plugin-lexical"

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ovos_memory_service.client import MemoryClient
+from ovos_memory_service.common.client import MemoryClient
 from tests.helpers import eventually
 from tests.sandbox import (connect, free_port, sandbox_env, start_bus, start_service, stop,
                            wait_ready, write_config)

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from ovos_memory_service.chat import ChatClient, LLMUnavailable
+from ovos_memory_service.learning.llm_client import ChatClient, LLMUnavailable
 from tests.openai_stub import MODEL, OpenAIStub
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from ovos_memory_service.facts.from_llm import parse, prompt, to_facts
+from ovos_memory_service.learning.facts.from_llm import parse, prompt, to_facts
 from ovos_memory_service.store import Visible
 from tests.helpers import eventually, exchange, scope, store, user
 from tests.openai_stub import OpenAIStub

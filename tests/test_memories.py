@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from ovos_memory_service.errors import InvalidRequest
+from ovos_memory_service.common.errors import InvalidRequest
 from tests.helpers import exchange, scope
 
 

@@ -58,7 +58,7 @@ def module_providers() -> dict:
 # the shared store's modules import what the "postgresql" extra installs, the
 # reranker's what "rerank" does
 EXTRA_FOLDERS = {"postgresql": ROOT / "ovos_memory_service" / "store" / "postgresql",
-                 "rerank": ROOT / "ovos_memory_service" / "vectors" / "reranker.py"}
+                 "rerank": ROOT / "ovos_memory_service" / "models" / "reranker.py"}
 
 
 def imported_top_level_modules(extra: str = "") -> set:
@@ -118,11 +118,11 @@ def test_the_tokenizer_files_are_installed_with_the_package(tmp_path):
     out = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    folder = tmp_path / "ovos_memory_service" / "vectors" / "model" / "all-MiniLM-L6-v2"
+    folder = tmp_path / "ovos_memory_service" / "models" / "bundled" / "all-MiniLM-L6-v2"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         ["tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json", "LICENSE", "NOTICE"])
     # and the source distribution carries them, and what setup.py reads
     manifest = (ROOT / "MANIFEST.in").read_text()
-    assert "recursive-include ovos_memory_service/vectors/model" in manifest
+    assert "recursive-include ovos_memory_service/models/bundled" in manifest
     for name in ("requirements.txt", "requirements-semantic.txt", "requirements-test.txt", "README.md"):
         assert name in manifest

@@ -9,8 +9,8 @@ import pytest
 from ovos_bus_client import Message
 from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
 
-from ovos_memory_service import persona_plugin
-from ovos_memory_service.persona_plugin import MemoryServiceContextManager
+from ovos_memory_service.plugins import persona_plugin
+from ovos_memory_service.plugins.persona_plugin import MemoryServiceContextManager
 
 
 @pytest.fixture(autouse=True)
@@ -175,7 +175,7 @@ def test_daemon_away_keeps_the_persona_working_and_catches_up_in_order(fresh_sta
     assert [(m["role"], m["content"]) for m in reply["messages"]] == [
         ("user", "my name is Ana"), ("assistant", "hi Ana"), ("user", "I live in Porto"),
         ("assistant", "Porto is lovely"), ("user", "where do I live?")]
-    from ovos_memory_service.wire import parse_time
+    from ovos_memory_service.common.wire import parse_time
     spoken = parse_time(reply["messages"][3]["created_at"])
     assert abs(spoken - said_at) < 1  # the time it was said, not the time it was delivered
     context = contents(memory.build_conversation_context("where do I live?", "s-away"))
@@ -234,7 +234,7 @@ def test_the_local_window_drops_what_is_forgotten_and_the_voice_skills_lines(fre
     skill), with the daemon's own voice skill answering "forget that"."""
     import signal
     import threading
-    from ovos_memory_service.skill import SKILL_ID
+    from ovos_memory_service.edge.skill import SKILL_ID
     from tests.helpers import eventually
     stack = fresh_stack
     stack.start_service()
@@ -287,7 +287,7 @@ def test_a_process_with_two_personas_uses_mycroft_conf_and_exits_cleanly(stack):
     """No ``bus`` key: the bus comes from mycroft.conf; the connection closes at exit."""
     script = textwrap.dedent("""
         from ovos_plugin_manager.templates.agents import AgentMessage, MessageRole
-        from ovos_memory_service.persona_plugin import MemoryServiceContextManager
+        from ovos_memory_service.plugins.persona_plugin import MemoryServiceContextManager
         a = MemoryServiceContextManager({"persona_id": "proc-a"})
         b = MemoryServiceContextManager({"persona_id": "proc-b"})
         assert a.bus is b.bus

@@ -4,8 +4,8 @@ import time
 
 from ovos_bus_client import Message
 
-from ovos_memory_service.persona_order import ArrivalOrder
-from ovos_memory_service.persona_window import LocalWindows, PauseState
+from ovos_memory_service.plugins.persona_order import ArrivalOrder
+from ovos_memory_service.plugins.persona_window import LocalWindows, PauseState
 
 
 def speak(text, session_id="s1"):

@@ -135,11 +135,11 @@ def test_the_analysis_catches_what_it_must():
 
 # --------------------------------------------------------------------- tests
 @pytest.mark.stack
-@pytest.mark.parametrize("entry_point", ["ovos_memory_service.__main__", "ovos_memory_service.cli",
-                                         "ovos_memory_service.persona_plugin",
-                                         "ovos_memory_service.identity_transformer"])
+@pytest.mark.parametrize("entry_point", ["ovos_memory_service.__main__", "ovos_memory_service.edge.cli",
+                                         "ovos_memory_service.plugins.persona_plugin",
+                                         "ovos_memory_service.plugins.identity_transformer"])
 def test_every_entry_point_switches_telemetry_off_before_the_libraries_load(entry_point):
-    from ovos_memory_service.privacy import SWITCHES
+    from ovos_memory_service.common.privacy import SWITCHES
     env = {k: v for k, v in os.environ.items() if k not in SWITCHES}
     probe = (f"import os, {entry_point}\n"
              f"print(dict((k, os.environ.get(k)) for k in {sorted(SWITCHES)!r}))")
@@ -201,7 +201,7 @@ def test_the_daemon_makes_no_outside_connection_and_writes_only_its_own_files(tm
 # ---------------------------------------------------------------- the driver
 def drive(setup_file: str):
     """Inside the namespace: a bus, the daemon, real requests, then the CLI."""
-    from ovos_memory_service.client import MemoryClient
+    from ovos_memory_service.common.client import MemoryClient
     from tests.sandbox import connect, start_bus, start_service, stop, wait_ready
     setup = json.loads(Path(setup_file).read_text())
     started = time.monotonic()
@@ -247,7 +247,7 @@ def drive(setup_file: str):
         bus.close()
         stop(bus_proc)
     # the admin command line, opening the store itself (the daemon is gone)
-    cli = subprocess.run([sys.executable, "-c", "from ovos_memory_service.cli import main; main()",
+    cli = subprocess.run([sys.executable, "-c", "from ovos_memory_service.edge.cli import main; main()",
                           "search", "my sister Ana lives in Lisbon", "--user", "privacy",
                           "--json"], env=setup["service_env"],
                          capture_output=True, text=True, timeout=120)

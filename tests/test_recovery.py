@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ovos_memory_service.vectors.index import COMPACT_WRITES, TABLE
+from ovos_memory_service.store.sqlite.lance_index import COMPACT_WRITES, TABLE
 from tests.helpers import eventually
 
 pytestmark = pytest.mark.stack

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from ovos_memory_service.items import MemoryItem
-from ovos_memory_service.relevance import most_relevant
+from ovos_memory_service.common.items import MemoryItem
+from ovos_memory_service.backends.relevance import most_relevant
 
 
 def item(content: str, score: float, rank_score: float) -> MemoryItem:
@@ -53,7 +53,7 @@ def test_a_memory_that_is_not_the_best_answer_is_judged_in_both_steps():
     """Only the best of the memories compared leads; the others still go
     through the second step (a question's runner-up is not scored on its
     first step alone)."""
-    from ovos_memory_service.relevance import Evidence, Fitted, scores
+    from ovos_memory_service.backends.relevance import Evidence, Fitted, scores
     model = "test-model"
     fitted = {model: Fitted((0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0), (-1.0, 1.0, 1.0))}
     best, other = Evidence(0.5, 0.0, standout=2.0), Evidence(0.5, 0.0, standout=1.0)

@@ -3,7 +3,7 @@ it reads the question and each memory together, so the memory that answers
 comes before one that only shares its words."""
 import pytest
 
-from ovos_memory_service.vectors.reranker import RERANK_MODEL, Reranker, RerankerUnavailable, model_folder
+from ovos_memory_service.models.reranker import RERANK_MODEL, Reranker, RerankerUnavailable, model_folder
 from tests.helpers import assistant, scope, store, user
 
 # "flying" and "Madrid" are shared by the wrong memory as much as by the answer
@@ -95,7 +95,7 @@ def test_turned_off_in_the_configuration(make_engine):
 
 
 def test_a_reload_can_turn_it_off(make_engine):
-    from ovos_memory_service.config import build_config
+    from ovos_memory_service.common.config import build_config
     engine = make_engine()
     sc = scope()
     _told(engine, sc, MADRID)
@@ -121,7 +121,7 @@ def test_a_model_file_this_version_does_not_know_is_refused(tmp_path):
 
 @pytest.mark.parametrize("block", [{"enabled": "yes"}, {"candidates": 0}, {"candidates": 51}, "on"])
 def test_a_bad_rerank_setting_names_the_key(block):
-    from ovos_memory_service.config import build_config
+    from ovos_memory_service.common.config import build_config
     with pytest.raises(ValueError, match="memory_service.rerank"):
         build_config({"rerank": block})
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ovos_memory_service.resources import locale_dir, read_list, stop_words
-from ovos_memory_service.words import says_nothing
+from ovos_memory_service.common.resources import locale_dir, read_list, stop_words
+from ovos_memory_service.common.words import says_nothing
 from tests.helpers import exchange, scope
 
 FACTS = Path(__file__).parent.parent / "benchmarks" / "personal_facts"

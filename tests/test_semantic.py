@@ -7,7 +7,7 @@ import time
 import lancedb
 import pytest
 
-from ovos_memory_service.vectors.index import TABLE
+from ovos_memory_service.store.sqlite.lance_index import TABLE
 from tests.helpers import exchange, scope
 
 RAG = "ovos-memory-plugin-local-rag"
@@ -248,8 +248,8 @@ def test_without_lancedb_the_service_runs_with_keyword_recall(tmp_path):
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['lancedb'] = None\n")
     code = (
-        "from ovos_memory_service.config import build_config\n"
-        "from ovos_memory_service.engine import MemoryEngine\n"
+        "from ovos_memory_service.common.config import build_config\n"
+        "from ovos_memory_service.engine.engine import MemoryEngine\n"
         "from tests.helpers import exchange, scope\n"
         f"e = MemoryEngine(build_config({{'data_dir': {str(tmp_path / 'm')!r}}})); e.open()\n"
         "exchange(e, scope(), 'my locker number is 42', 'ok')\n"

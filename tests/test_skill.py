@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.common.items import KINDS
 from tests.helpers import padacioso_in_threads, scope, store, user
 from tests.test_skill_locale import HANDED_ON
 
@@ -18,7 +18,7 @@ ovoscope = pytest.importorskip("ovoscope")
 
 from ovos_bus_client.message import Message  # noqa: E402
 
-from ovos_memory_service.skill import SKILL_ID, MemorySkill  # noqa: E402
+from ovos_memory_service.edge.skill import SKILL_ID, MemorySkill  # noqa: E402
 
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
@@ -48,8 +48,8 @@ def intent_pipeline(tmp_path_factory, secondary_langs=()):
     """ovos-core's intent pipeline in-process (ovoscope's MiniCroft, padacioso
     in threads) over a real engine: yields (minicroft, engine, config)."""
     from ovoscope import LIGHT_TEST_PIPELINE, get_minicroft
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
+    from ovos_memory_service.common.config import build_config
+    from ovos_memory_service.engine.engine import MemoryEngine
     restore = padacioso_in_threads()
     config = build_config({"data_dir": str(tmp_path_factory.mktemp("memory"))})
     engine = MemoryEngine(config)

@@ -12,8 +12,8 @@ ovoscope = pytest.importorskip("ovoscope")
 
 from ovos_bus_client.message import Message  # noqa: E402
 
-from ovos_memory_service import skill as skill_module  # noqa: E402
-from ovos_memory_service.skill import SKILL_ID, MemorySkill  # noqa: E402
+from ovos_memory_service.edge import skill as skill_module  # noqa: E402
+from ovos_memory_service.edge.skill import SKILL_ID, MemorySkill  # noqa: E402
 from tests.test_skill import intent_pipeline, verified  # noqa: E402
 
 WAIT = 60  # seconds a step may take before the test fails (no step takes near this)

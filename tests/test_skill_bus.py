@@ -13,7 +13,7 @@ pytest.importorskip("ovoscope")  # the test extra that brings ovos-core
 
 from ovos_bus_client.message import Message  # noqa: E402
 
-from ovos_memory_service.skill import SKILL_ID  # noqa: E402
+from ovos_memory_service.edge.skill import SKILL_ID  # noqa: E402
 from tests.helpers import padacioso_in_threads  # noqa: E402
 from tests.test_skill import FACT, FIRST_ANSWER, LANGS, TOPIC, YES, examples, verified  # noqa: E402
 

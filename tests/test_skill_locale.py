@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from padacioso import IntentContainer
 
-from ovos_memory_service.skill import forget_all_request
+from ovos_memory_service.edge.skill import forget_all_request
 from tests.helpers import padacioso_in_threads
 
 LOCALE = Path(__file__).resolve().parent.parent / "locale"
-SKILL = Path(__file__).resolve().parent.parent / "ovos_memory_service" / "skill.py"
+SKILL = Path(__file__).resolve().parent.parent / "ovos_memory_service" / "edge" / "skill.py"
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 # padacioso scores "forget all {count} memories about {topic}" as high as "forget {topic}",
 # so either may win: the skill's "forget <topic>" hands such an utterance on (skill.py)

@@ -11,9 +11,9 @@ import time
 import numpy as np
 import pytest
 
-from ovos_memory_service.config import build_config
-from ovos_memory_service.items import new_id
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.common.items import new_id
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Visible, open_store
 from ovos_memory_service.store.records import FIELDS, check_record, to_record
 
@@ -1025,7 +1025,7 @@ def test_a_daemon_whose_change_another_gives_up_goes_on_with_the_old_model(pg_sc
 @pytest.mark.stack
 def test_a_daemon_that_missed_the_notification_of_a_model_change_stops_comparing_at_its_next_search(
         pg_schema, make_engine):
-    from ovos_memory_service.errors import Unavailable
+    from ovos_memory_service.common.errors import Unavailable
     from tests.helpers import exchange, scope
     first = make_engine(store=pg_schema)  # all-MiniLM-L6-v2, and deaf from now on
     sc = scope()
@@ -1074,7 +1074,7 @@ def test_an_empty_dsn_uses_the_pg_environment_variables(pg_server, pg_schema, mo
 # ------------------------------------------------------- the engine on both
 def test_an_engine_remembers_recalls_and_forgets_on_either_store(make_engine, store_backend):
     """make_engine(store=store_backend) runs an engine on each store."""
-    from ovos_memory_service.wire import ChatMessage
+    from ovos_memory_service.common.wire import ChatMessage
     engine = make_engine(store=store_backend)
     scope = Scope("alice", "kitchen", None, "en-us")
     stored = engine.update_history(scope, [ChatMessage(role="user", content="my dog is called Rex"),

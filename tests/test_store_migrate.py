@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
-from ovos_memory_service.config import build_config
-from ovos_memory_service.items import new_id
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.common.items import new_id
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Visible, open_store
 from ovos_memory_service.store.migrate import MigrationIncomplete, migrate
 from ovos_memory_service.store.records import to_record
@@ -174,7 +174,7 @@ def test_a_migration_that_loses_something_says_so(tmp_path, pg_schema, monkeypat
 def test_ovos_memory_migrate_moves_a_device_store_and_back(tmp_path, pg_schema, make_engine):
     """The command a device owner runs: its memories recalled from PostgreSQL, then back."""
     from click.testing import CliRunner
-    from ovos_memory_service.cli import cli
+    from ovos_memory_service.edge.cli import cli
     from tests.helpers import exchange, scope
     device = make_engine(data_dir=str(tmp_path / "device"))
     sc = scope()

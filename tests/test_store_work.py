@@ -7,8 +7,8 @@ import threading
 
 from click.testing import CliRunner
 
-from ovos_memory_service.cli import cli
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.edge.cli import cli
+from ovos_memory_service.common.items import KINDS
 from tests.helpers import eventually, exchange, scope
 
 
@@ -149,7 +149,7 @@ def test_forgetting_everything_leaves_no_trace_of_the_user_in_the_keyword_index(
 def test_the_daemon_answers_while_the_model_loads(make_engine, monkeypatch):
     """Loading in the background: stats say "loading", builds and recalls answer
     by keywords meanwhile, and semantic recall joins once the model is there."""
-    from ovos_memory_service.vectors import embedder as embedder_module
+    from ovos_memory_service.models import embedder as embedder_module
     first = make_engine()
     sc = scope()
     exchange(first, sc, "My dog is called Rex", "What a nice name")
@@ -163,7 +163,7 @@ def test_the_daemon_answers_while_the_model_loads(make_engine, monkeypatch):
         assert release.wait(60)
         return real(*args, **kwargs)
     monkeypatch.setattr(embedder_module, "load_embedder", slow_load)
-    from ovos_memory_service.engine import MemoryEngine
+    from ovos_memory_service.engine.engine import MemoryEngine
     engine = MemoryEngine(first.config)
     engine.open(semantic="background")
     try:
@@ -183,7 +183,7 @@ def test_the_daemon_answers_while_the_model_loads(make_engine, monkeypatch):
 def test_forgetting_without_the_model_removes_the_vectors_too(make_engine, tmp_path):
     """A command that never loads the model (forget --id) still takes the
     forgotten memory's vector out of the vector files."""
-    from ovos_memory_service.engine import MemoryEngine
+    from ovos_memory_service.engine.engine import MemoryEngine
     first = make_engine()
     sc = scope()
     ids = exchange(first, sc, "my bank pin hint is the lighthouse", "understood")["ids"]
@@ -271,7 +271,7 @@ def test_replies_that_never_pause_do_not_starve_the_embeddings(engine, monkeypat
 def test_a_shared_store_failure_is_answered_as_unavailable():
     """PostgreSQL's failures get the same clear "unavailable" reply as SQLite's."""
     import pytest
-    from ovos_memory_service.errors import Unavailable, storage_unavailable
+    from ovos_memory_service.common.errors import Unavailable, storage_unavailable
     pool = pytest.importorskip("psycopg_pool")
     reply = storage_unavailable(pool.PoolTimeout("couldn't get a connection after 30 sec"))
     assert isinstance(reply, Unavailable) and "no free connection" in str(reply)
@@ -281,9 +281,9 @@ def test_a_shared_store_failure_is_answered_as_unavailable():
 def test_stats_while_the_vectors_are_being_created(tmp_path, monkeypatch):
     """A stats request while the background loader creates the vector table
     (a fresh store) answers: it waits for the table, it does not fail."""
-    from ovos_memory_service.config import build_config
+    from ovos_memory_service.common.config import build_config
     from ovos_memory_service.store import open_store
-    from ovos_memory_service.vectors import index
+    from ovos_memory_service.store.sqlite import lance_index as index
     store = open_store(build_config({"data_dir": str(tmp_path / "memory")}))
     creating, go_on = threading.Event(), threading.Event()
     real_init = index.VectorIndex.__init__
@@ -356,7 +356,7 @@ def test_a_turn_is_stored_while_vectors_are_being_written(make_engine):
 def test_a_turn_is_stored_while_facts_are_learnt_from_another(make_engine, monkeypatch):
     """Learning facts from a turn (the rules, pure Python) never holds the
     next turn back: only recording what was learnt takes the store."""
-    from ovos_memory_service.background import facts
+    from ovos_memory_service.learning import fact_worker as facts
     engine = make_engine()
     sc = scope()
     learning, release = threading.Event(), threading.Event()
@@ -406,7 +406,7 @@ def test_a_vector_whose_memory_is_gone_leaves_the_files_at_start(make_engine, tm
     """A crash between a forget and its file upkeep leaves a vector without its
     memory: the next start takes it out of the files."""
     import numpy as np
-    from ovos_memory_service.vectors.index import VectorIndex
+    from ovos_memory_service.store.sqlite.lance_index import VectorIndex
     engine = make_engine()
     sc = scope()
     exchange(engine, sc, "the spare key is under the blue pot", "got it")
@@ -451,7 +451,7 @@ def test_a_search_whose_vectors_a_model_change_removes_meanwhile_is_asked_again(
     model (the reader does), instead of failing."""
     import numpy as np
     import pytest
-    from ovos_memory_service.config import build_config
+    from ovos_memory_service.common.config import build_config
     from ovos_memory_service.store import ModelChanged, Visible, open_store
     from tests.test_store_contract import ALICE, DIM, MODEL, Writer, embed_all, embed_next, unit
     store = open_store(build_config({"data_dir": str(tmp_path / "memory")}), 5, "daemon")

@@ -67,7 +67,7 @@ def test_no_stop_words(lang):
 def test_a_head_leads_to_the_other_heads_of_its_line(lang):
     """resources.topics() reads each file: a head leads to the other heads of
     its line (one topic's names, "wohnt" and "lebt") and to its members."""
-    from ovos_memory_service.resources import topics
+    from ovos_memory_service.common.resources import topics
     topics.cache_clear()
     known = topics(lang)
     for _, heads, members in parse(lang)[1]:
@@ -229,9 +229,9 @@ def test_a_topic_reaches_its_memories_and_not_others(lang, query, reached, other
     topic's words do not reach a memory of another topic (a word the two share, such as
     "living" and "lives", is the query's own, not the topic's)."""
     import sqlite3
-    from ovos_memory_service.resources import topics
+    from ovos_memory_service.common.resources import topics
     from ovos_memory_service.store.sqlite.keywords import TOKENIZER, match_expression
-    from ovos_memory_service.words import keywords, topic_words
+    from ovos_memory_service.common.words import keywords, topic_words
     topics.cache_clear()
     words = keywords(query, lang)
     related = [m for members in topic_words(words, lang).values() for m in members]
@@ -246,9 +246,9 @@ def reached_by(lang, topic, texts):
     """The indexes of ``texts`` that the one-word topic ``topic`` reaches, as the store matches
     (its own word and its topic's words, FTS5 with the store's tokenizer)."""
     import sqlite3
-    from ovos_memory_service.resources import topics
+    from ovos_memory_service.common.resources import topics
     from ovos_memory_service.store.sqlite.keywords import TOKENIZER, match_expression
-    from ovos_memory_service.words import keywords, topic_words
+    from ovos_memory_service.common.words import keywords, topic_words
     topics.cache_clear()
     words = keywords(topic, lang)
     terms = list(dict.fromkeys([*words, *(m for ms in topic_words(words, lang).values() for m in ms)]))

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ovos_memory_service.client import MemoryTimeout
+from ovos_memory_service.common.client import MemoryTimeout
 from ovos_memory_service.store.postgresql.connection import CLAIMANTS
 from ovos_memory_service.store.postgresql.memories import EMBEDDABLE
 from tests.helpers import eventually

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from ovos_memory_service.words import keywords, says_nothing
+from ovos_memory_service.common.words import keywords, says_nothing
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "understanding"

@@ -4,8 +4,8 @@ searched in memory."""
 import numpy as np
 import pytest
 
-from ovos_memory_service.vectors.embedder import load_embedder
-from ovos_memory_service.vectors.index import VectorIndex
+from ovos_memory_service.models.embedder import load_embedder
+from ovos_memory_service.store.sqlite.lance_index import VectorIndex
 
 DIM = 8
 
@@ -71,7 +71,7 @@ def test_searches_in_memory_give_the_models_cosines_and_order(tmp_path):
 
 
 def test_warming_copies_the_users_heard_from_last_within_the_budget(tmp_path, monkeypatch):
-    import ovos_memory_service.vectors.index as index_module
+    import ovos_memory_service.store.sqlite.lance_index as index_module
     index = VectorIndex(tmp_path / "vectors", DIM)
     for user, start in (("ana", 0), ("rui", 100), ("eva", 200)):
         index.upsert(rows(user, start, 30))
@@ -92,8 +92,8 @@ def test_a_query_that_is_not_a_number_never_returns_older_rows_than_asked(tmp_pa
 def test_only_the_daemon_reads_the_users_vectors_ahead(tmp_path):
     """A command answers one request: it reads only the vectors it searches."""
     pytest.importorskip("fastembed")
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
+    from ovos_memory_service.common.config import build_config
+    from ovos_memory_service.engine.engine import MemoryEngine
     from tests.helpers import exchange, scope
     config = build_config({"data_dir": str(tmp_path / "memory")})
     daemon = MemoryEngine(config)

@@ -5,10 +5,10 @@ from typing import List
 
 from ovos_utils.log import LOG
 
-from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.common.items import MemoryItem
 from ovos_memory_service.backends.reader import StoreReader
-from ovos_memory_service.scope import Scope
-from ovos_memory_service.wire import ChatMessage
+from ovos_memory_service.common.scope import Scope
+from ovos_memory_service.common.wire import ChatMessage
 
 # keys of the seed's backends that name their own files or stores: the service
 # keeps everything in its own store, so they are accepted and ignored
@@ -96,7 +96,7 @@ def optional_number(config: dict, key: str, low: float = None, high: float = Non
 def llm_client(config: dict, default_api_url: str):
     """The seed's endpoint keys (``api_url``, ``model``, ``request_timeout``) and
     ``api_key``, as a client; None when ``api_url`` is "" (no LLM)."""
-    from ovos_memory_service.chat import ChatClient
+    from ovos_memory_service.learning.llm_client import ChatClient
     api_url = config.get("api_url", default_api_url)
     if not api_url:
         return None

@@ -15,10 +15,10 @@ from ovos_memory_service.backends.base import Backend, Context, int_key, optiona
 from ovos_memory_service.backends.retrieval import SCOPES, RetrievalBackend
 from ovos_memory_service.backends.focus import focus
 from ovos_memory_service.backends.fusion import FUSIONS, fuse
-from ovos_memory_service.history import trim_window
+from ovos_memory_service.backends.window import trim_window
 from ovos_memory_service.backends.inject import InjectSettings, assemble, render_context, tool_call_id
-from ovos_memory_service.items import KINDS, MemoryItem
-from ovos_memory_service.relevance import most_relevant
+from ovos_memory_service.common.items import KINDS, MemoryItem
+from ovos_memory_service.backends.relevance import most_relevant
 
 # shared by every composite; members of nested composites run here too
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memory-member")

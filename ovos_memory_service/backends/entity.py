@@ -9,13 +9,13 @@ Facts come from the fact model (explicit ``memory.remember``, the rule-based
 extractor on every user turn, and an LLM when one is configured), so they are
 shared across the user's sessions and stay current."""
 from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
-from ovos_memory_service.facts.from_llm import SUBJECT
+from ovos_memory_service.learning.facts.from_llm import SUBJECT
 from ovos_memory_service.backends.inject import InjectSettings, assemble
-from ovos_memory_service.items import USER_FACT_KINDS, normalized
-from ovos_memory_service.wire import ChatMessage
+from ovos_memory_service.common.items import USER_FACT_KINDS, normalized
+from ovos_memory_service.common.wire import ChatMessage
 
-from ovos_memory_service.chat import DEFAULT_API_URL
-from ovos_memory_service.resources import facts_header
+from ovos_memory_service.learning.llm_client import DEFAULT_API_URL
+from ovos_memory_service.common.resources import facts_header
 
 
 class EntityBackend(Backend):

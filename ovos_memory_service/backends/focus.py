@@ -10,7 +10,7 @@ from typing import List, Optional
 
 from ovos_utils.log import LOG
 
-from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.common.items import MemoryItem
 
 DAY_S = 86400
 

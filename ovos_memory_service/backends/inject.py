@@ -5,8 +5,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import List, Sequence
 
-from ovos_memory_service.items import MemoryItem
-from ovos_memory_service.wire import ChatMessage, iso_time
+from ovos_memory_service.common.items import MemoryItem
+from ovos_memory_service.common.wire import ChatMessage, iso_time
 
 INJECT_MODES = ("system", "developer", "system_prompt", "user", "tool")
 DEFAULT_HEADER = ("Use the following recalled context to answer the user's question. "

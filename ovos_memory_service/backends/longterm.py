@@ -8,10 +8,10 @@ holds at most ``summarize_every + recent_window`` exchanges; the older turns
 stay stored (and recallable) and are folded once the endpoint answers again.
 """
 from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
-from ovos_memory_service.history import trim_window, turn_from_row
-from ovos_memory_service.chat import DEFAULT_API_URL
-from ovos_memory_service.summaries import exchanges
-from ovos_memory_service.wire import ChatMessage
+from ovos_memory_service.backends.window import trim_window, turn_from_row
+from ovos_memory_service.learning.llm_client import DEFAULT_API_URL
+from ovos_memory_service.learning.summaries import exchanges
+from ovos_memory_service.common.wire import ChatMessage
 
 SUMMARY_HEADER = "[Conversation summary so far]"
 

@@ -7,15 +7,15 @@ from typing import List, Optional, Sequence, Tuple
 
 from ovos_utils.log import LOG
 
-from ovos_memory_service import summaries
-from ovos_memory_service.errors import Unavailable
-from ovos_memory_service.history import live_conversation, live_window
-from ovos_memory_service.items import MemoryItem, normalized
-from ovos_memory_service.relevance import Evidence, scores, standout
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.learning import summaries
+from ovos_memory_service.common.errors import Unavailable
+from ovos_memory_service.backends.window import live_conversation, live_window
+from ovos_memory_service.common.items import MemoryItem, normalized
+from ovos_memory_service.backends.relevance import Evidence, scores, standout
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
-from ovos_memory_service.wire import ChatMessage, iso_time
-from ovos_memory_service.words import keywords, says_nothing, topic_words
+from ovos_memory_service.common.wire import ChatMessage, iso_time
+from ovos_memory_service.common.words import keywords, says_nothing, topic_words
 
 
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)

@@ -1,7 +1,7 @@
 """``recency``: a sliding window of recent turns, by count and optionally age.
 Also ovos-persona's own default (``ovos-agents-short-term-memory-plugin``)."""
 from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
-from ovos_memory_service.history import trim_window
+from ovos_memory_service.backends.window import trim_window
 from ovos_memory_service.backends.inject import InjectSettings, assemble
 
 

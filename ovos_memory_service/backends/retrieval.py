@@ -6,11 +6,11 @@ from typing import List, Sequence
 from ovos_utils.log import LOG
 
 from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
-from ovos_memory_service.history import trim_window
+from ovos_memory_service.backends.window import trim_window
 from ovos_memory_service.backends.inject import InjectSettings, assemble, render_context, tool_call_id
-from ovos_memory_service.items import KINDS, MemoryItem
-from ovos_memory_service.relevance import most_relevant
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.items import KINDS, MemoryItem
+from ovos_memory_service.backends.relevance import most_relevant
+from ovos_memory_service.common.scope import Scope
 
 QUERY_MODES = ("utterance", "history")
 RELEVANT_FETCH = 20  # candidates scored for a memory.recall, at least

@@ -14,7 +14,7 @@ __all__ = ["Exclude", "Job", "ModelChanged", "Store", "StoreLocked", "Visible", 
 def open_store(config: dict, lock_timeout: Optional[float] = 30, holder: str = "cli") -> Store:
     """The configured store (``lock_timeout`` and the one-process lock are
     SQLite's: PostgreSQL is shared by design)."""
-    from ovos_memory_service.config import data_dir
+    from ovos_memory_service.common.config import data_dir
     settings = config.get("store") or {}
     if settings.get("backend", "sqlite") == "postgresql":
         from ovos_memory_service.store.postgresql import DEFAULT_SCHEMA, PostgresStore

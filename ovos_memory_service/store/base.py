@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from ovos_memory_service.items import KINDS, USER_FACT_KINDS
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS
+from ovos_memory_service.common.scope import Scope
 
 # the background queues; a job's subject is a memory id, or a conversation id for summaries
 # ("reembed": the next model's vectors, Store.begin_reembedding)

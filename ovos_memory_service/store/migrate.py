@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.base import Store
 from ovos_memory_service.store.records import check_record, to_record
 

@@ -3,7 +3,7 @@ SQLite's ``?``, psycopg's ``%s``). Conditions are on the alias ``m`` of the
 memories table."""
 from typing import Tuple
 
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.base import Visible
 from ovos_memory_service.store.records import FIELDS
 

@@ -27,7 +27,7 @@ pytest.importorskip("ovos_core")
 
 from ovos_bus_client import Message  # noqa: E402
 
-from ovos_memory_service.client import MemoryClient  # noqa: E402
+from ovos_memory_service.common.client import MemoryClient  # noqa: E402
 from tests.device_env.chat_stub import ChatStub  # noqa: E402
 from tests.sandbox import connect, free_port, stop, wait_ready  # noqa: E402
 

@@ -53,7 +53,7 @@ class Vectors:
 
     def open_vectors(self, model: Optional[str], dim: int) -> int:
         if self._vector_schema is None:
-            from ovos_memory_service.vectors.embedder import EmbeddingsUnavailable
+            from ovos_memory_service.models.embedder import EmbeddingsUnavailable
             raise EmbeddingsUnavailable("pgvector is not installed in the database "
                                         "(a superuser runs: CREATE EXTENSION vector)")
         queued = 0

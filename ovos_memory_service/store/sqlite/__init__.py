@@ -125,7 +125,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     # commit naming the new folder, and a folder named by neither is removed at start.
 
     def open_vectors(self, model: Optional[str], dim: int) -> int:
-        from ovos_memory_service.vectors.index import COMPACT_WRITES, VectorIndex
+        from ovos_memory_service.store.sqlite.lance_index import COMPACT_WRITES, VectorIndex
         queued = 0
         with self._lock:
             self._remove_stray_folders()
@@ -194,7 +194,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
     def _vector_files(self):
         """The vector index, opened from its files if the model is not loaded
         (yet, or in this command): what is forgotten leaves them too."""
-        from ovos_memory_service.vectors.index import TABLE, VectorIndex
+        from ovos_memory_service.store.sqlite.lance_index import TABLE, VectorIndex
         with self._lock:  # not while open_vectors is creating the table
             folder = self._live_folder()
             if self._vectors is None and (folder / f"{TABLE}.lance").exists():
@@ -207,7 +207,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
 
     def _next_files(self):
         """The next model's vector index, opened from its files as _vector_files."""
-        from ovos_memory_service.vectors.index import TABLE, VectorIndex
+        from ovos_memory_service.store.sqlite.lance_index import TABLE, VectorIndex
         with self._lock:
             model = self.reembedding()
             if self._next is None and model and (self._next_folder(model) / f"{TABLE}.lance").exists():
@@ -241,7 +241,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         return len(done)
 
     def begin_reembedding(self, model: str, dim: int) -> int:
-        from ovos_memory_service.vectors.index import VectorIndex
+        from ovos_memory_service.store.sqlite.lance_index import VectorIndex
         with self._lock:
             if self.reembedding() != model or not self._next_folder(model).exists():  # (removed by hand)
                 self.cancel_reembedding()
@@ -302,7 +302,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         return self.pending(("embed",))
 
     def maintain_vectors(self, force: bool = False) -> bool:
-        from ovos_memory_service.vectors.index import COMPACT_WRITES
+        from ovos_memory_service.store.sqlite.lance_index import COMPACT_WRITES
         due = [v for v in (self._vectors, self._next)
                if v is not None and (v.writes >= COMPACT_WRITES or (force and v.writes))]
         for vectors in due:

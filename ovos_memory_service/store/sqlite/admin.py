@@ -4,7 +4,7 @@ import json
 import time
 from typing import List, Optional, Tuple
 
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import FIELDS
 from ovos_memory_service.store.sql import in_scope, pause_key
 
