@@ -59,7 +59,7 @@ def embedder_of(engine: MemoryEngine):
 
 
 def turn_text(role: str, text: str) -> str:
-    """What the embedding worker embeds for a turn (background/embedding.py)."""
+    """What the embedding worker embeds for a turn (learning/embedding_worker.py)."""
     return embed_text({"kind": "turn", "role": role, "name": None, "content": text})
 
 

@@ -1,5 +1,5 @@
 """The bundled all-MiniLM-L6-v2 keeps its int8 weights at run time
-(vectors/onnx_graph.py): its word table is looked up in int8 and its MatMuls
+(models/onnx_graph.py): its word table is looked up in int8 and its MatMuls
 run in int8, which halves a query's embedding time and the model's memory.
 Recall must not notice: the vectors stay those of the float32 computation,
 to a cosine of 0.98 or better, and rank the same memories first."""

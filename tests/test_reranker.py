@@ -1,4 +1,4 @@
-"""memory.recall in English is reordered by a cross-encoder (vectors/reranker.py):
+"""memory.recall in English is reordered by a cross-encoder (models/reranker.py):
 it reads the question and each memory together, so the memory that answers
 comes before one that only shares its words."""
 import pytest

@@ -13,7 +13,7 @@ LOCALE = Path(__file__).resolve().parent.parent / "locale"
 SKILL = Path(__file__).resolve().parent.parent / "ovos_memory_service" / "edge" / "skill.py"
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 # padacioso scores "forget all {count} memories about {topic}" as high as "forget {topic}",
-# so either may win: the skill's "forget <topic>" hands such an utterance on (skill.py)
+# so either may win: the skill's "forget <topic>" hands such an utterance on (edge/skill.py)
 HANDED_ON = {"forget.topic.all": "forget.topic"}
 SAMPLES = {"topic": "the garden", "fact": "my sister lives in lisbon", "count": "7"}
 

@@ -301,7 +301,7 @@ def test_nearest_and_similarities(store):
     query = unit(1, 0)
     found = store.nearest(Visible(ALICE), query, 3, newest=100)
     assert ids_of(found) == ids[:3]
-    # SQLite's store compares int8 copies of the vectors (vectors/index.py)
+    # SQLite's store compares int8 copies of the vectors (store/sqlite/lance_index.py)
     assert found[0]["similarity"] == pytest.approx(1.0, abs=5e-3)
     assert found[1]["similarity"] == pytest.approx(float(query @ vectors[ids[1]]), abs=5e-3)
     assert ids_of(store.nearest(Visible(ALICE), query, 3, newest=2)) == [ids[4], ids[5]]  # the newest only

@@ -95,7 +95,7 @@ def state(store, made):
 
 def assert_same(moved: dict, original: dict):
     """Equal states; the vectors' cosines within 0.005 (SQLite's store compares
-    int8 copies of the vectors, vectors/index.py)."""
+    int8 copies of the vectors, store/sqlite/lance_index.py)."""
     assert {k: v for k, v in moved.items() if k != "vectors"} == {k: v for k, v in original.items() if k != "vectors"}
     assert moved["vectors"].keys() == original["vectors"].keys()
     for memory_id, cosine in original["vectors"].items():

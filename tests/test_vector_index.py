@@ -1,4 +1,4 @@
-"""The LanceDB vector index on real files (vectors/index.py): a user's vectors
+"""The LanceDB vector index on real files (store/sqlite/lance_index.py): a user's vectors
 read back by the user_id index, rows written since it was made included, and
 searched in memory."""
 import numpy as np

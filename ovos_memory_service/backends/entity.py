@@ -24,7 +24,7 @@ class EntityBackend(Backend):
     the LLM: ``api_url`` (http://localhost:8000/v1; "" for rules only), ``model``,
     ``max_extract_tokens`` (128), ``request_timeout`` (30), ``extraction_prompt``
     (must contain ``{exchange}``); and ``api_key``. The extraction runs in the
-    background, after the reply (background/llm.py)."""
+    background, after the reply (learning/llm_worker.py)."""
     name = "entity"
     max_history = 0
     block_kinds = (*USER_FACT_KINDS, "attribute")

@@ -1,4 +1,4 @@
-"""Verbatim conversation history: the normalization of PROTOCOL.md when turns
+"""Verbatim conversation history: the normalization of docs/protocol.md when turns
 are stored, and the live window read back.
 """
 import json
@@ -37,7 +37,7 @@ def live_window(store: Store, scope: Scope, now: float, timeout_s: float,
 class TurnWriter:
     """Appends messages to a conversation, normalizing against what is stored.
 
-    Rules (PROTOCOL.md): an assistant or tool turn that would open the
+    Rules (docs/protocol.md): an assistant or tool turn that would open the
     conversation is dropped; consecutive user turns are all kept (nothing a
     user said is deleted by a write; ``trim_window`` merges them for the chat
     engine); consecutive assistant turns are merged with a newline;

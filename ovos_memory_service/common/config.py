@@ -46,7 +46,7 @@ DEFAULTS = {
     # map a session_id or site_id to a user_id (several satellites, one person)
     "users": {},
     # the lowest authentication level (OVOS-USER-ID-1, 0-5) at which an identified speaker's
-    # memories enter a context build, are read aloud, and can be forgotten by voice (access.py)
+    # memories enter a context build, are read aloud, and can be forgotten by voice (common/access.py)
     "access_levels": {"context": 3, "read_aloud": 3, "forget": 3},
     # long-term sharing between personas of one user (attributes are always per persona)
     "share_turns_across_personas": False,
@@ -63,7 +63,7 @@ DEFAULTS = {
     # local model folder, onnxruntime threads (0: automatic), batch size of the queue
     "embeddings": {"enabled": True, "model": "", "model_path": "", "threads": 0, "batch_size": 16},
     # memory.recall in English: a cross-encoder reorders its first ``candidates`` (extra
-    # "rerank"; vectors/reranker.py); off without the extra or with enabled false
+    # "rerank"; models/reranker.py); off without the extra or with enabled false
     "rerank": {"enabled": True, "candidates": 25},
     # the vector index is compacted this often while it receives vectors
     "vector_compact_minutes": 10,

@@ -1,7 +1,7 @@
 """Named errors raised by the core; each edge decides how to show them.
 
 The bus edge turns them into ``{"ok": false, "error": {"code", "message"}}``
-replies with the codes of PROTOCOL.md.
+replies with the codes of docs/protocol.md.
 """
 import sqlite3
 from typing import Optional

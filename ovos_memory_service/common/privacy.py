@@ -20,7 +20,7 @@ libraries), and by tests/test_privacy.py (loopback-only namespace, strace):
   (its download backend) sends transfer telemetry and reads the same switch.
   ``HF_HUB_DISABLE_UPDATE_CHECK=1``: no PyPI query from its CLI parts.
   ``HF_HUB_OFFLINE`` is not set here: a fastembed model named in the
-  configuration is downloaded on a device with internet; vectors/embedder.py sets it
+  configuration is downloaded on a device with internet; models/embedder.py sets it
   when the model is a local folder.
 - ``DO_NOT_TRACK=1`` (https://donottrack.sh): the common switch that
   huggingface_hub, hf_xet and other tools honour.

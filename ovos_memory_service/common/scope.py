@@ -1,4 +1,4 @@
-"""Whose memory a request acts on (PROTOCOL.md, "Scope: whose memory")."""
+"""Whose memory a request acts on (docs/protocol.md, "Scope: whose memory")."""
 import math
 import re
 from dataclasses import dataclass
@@ -26,7 +26,7 @@ class Scope:
     # the speaker's authentication level as it counts (capped, 0 when expired)
     auth_level: int = 0
     # the user was named by the request (data, session or context user_id), not by
-    # the users map or the guest rule: the access levels (access.py) apply to it
+    # the users map or the guest rule: the access levels (common/access.py) apply to it
     identified: bool = False
     # long-term memories may be read (False: a context build below its access level)
     long_term: bool = True
@@ -53,7 +53,7 @@ def _pick(field: str, *candidates):
 
 def resolve_scope(data: dict, context: dict, users: dict, default_lang: str = "") -> Scope:
     """Resolve (user, persona, session) and the speaker's level from a
-    request's data and context (PROTOCOL.md, "Scope: whose memory").
+    request's data and context (docs/protocol.md, "Scope: whose memory").
 
     ``users`` maps a session_id or site_id to a user_id (service config).
     """

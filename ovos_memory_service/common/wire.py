@@ -1,4 +1,4 @@
-"""Chat messages on the wire (PROTOCOL.md, "Message wire format") and their checks."""
+"""Chat messages on the wire (docs/protocol.md, "Message wire format") and their checks."""
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import List, Optional

@@ -1,4 +1,4 @@
-"""One function per request type of PROTOCOL.md: check the request's fields,
+"""One function per request type of docs/protocol.md: check the request's fields,
 call the engine, and return the reply data. No memory logic here."""
 from typing import List, Optional
 

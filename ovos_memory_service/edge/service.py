@@ -54,7 +54,7 @@ class MemoryService:
         self._inflight = 0
         self._idle = threading.Condition()
         self._accepting = False
-        self.skill = None  # the voice commands (skill.py), hosted once the bus is up
+        self.skill = None  # the voice commands (edge/skill.py), hosted once the bus is up
 
     # ----------------------------------------------------------------- life
     def start(self, stop_event: Optional[threading.Event] = None) -> bool:

@@ -131,7 +131,7 @@ def second_person(text: str, lang: str) -> str:
 
 def spoken_item(item: MemoryItem, lang: str = "") -> str:
     """A memory as it is read aloud: a fact in the listener's language where its
-    slot is known (facts/wording.py), cut short when long."""
+    slot is known (learning/facts/wording.py), cut short when long."""
     content = item.content
     if item.kind in USER_FACT_KINDS and item.slot:
         content = read_back(content, item.slot, item.value, lang)
@@ -295,7 +295,7 @@ class MemorySkill(OVOSSkill):
 
     def may(self, scope: Scope, action: str, *also: str) -> bool:
         """Whether the speaker's authentication level allows ``action`` and
-        ``also`` (access.py); if not, says so for ``action`` and nothing else:
+        ``also`` (common/access.py); if not, says so for ``action`` and nothing else:
         no memory, no count, and never another speaker's memories instead."""
         if all(allows(scope, self.memory_config, a) for a in (action, *also)):
             return True

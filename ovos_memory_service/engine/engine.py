@@ -1,7 +1,7 @@
 """The memory engine: every operation of the protocol on typed arguments.
 The bus edge, the voice skill and the admin CLI all call this one object.
 It decides; the store (store/) keeps, the backends (backends/) recall, and
-the background workers (background/) learn after the reply.
+the background workers (learning/) learn after the reply.
 """
 import json
 import re
@@ -56,7 +56,7 @@ class MemoryEngine(Upkeep):
         self.background: Optional[Background] = None
         self.semantic_loading = False  # the model and the vectors load in the background
         self.semantic_off = False  # not loaded on purpose (a command that needs no meaning)
-        # memory.recall's cross-encoder (vectors/reranker.py), loaded after the embedding model
+        # memory.recall's cross-encoder (models/reranker.py), loaded after the embedding model
         self.reranker = None
         self.rerank_error: Optional[str] = RERANK_LOADING
         self._loader: Optional[threading.Thread] = None

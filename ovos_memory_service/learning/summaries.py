@@ -1,6 +1,6 @@
 """Rolling conversation summaries: what the ``longterm`` backend folds, when,
 and how a summary is stored. The LLM call itself happens in the background
-(background/llm.py), never inside a turn.
+(learning/llm_worker.py), never inside a turn.
 
 As in the seed, every ``summarize_every`` exchanges the turns before the
 newest ``recent_window`` exchanges are folded, with the previous summary, into

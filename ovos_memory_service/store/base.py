@@ -26,7 +26,7 @@ QUEUES = ("embed", "reembed", "facts", "llm_facts", "llm_summary")
 
 @dataclass(frozen=True)
 class Visible:
-    """Which memories a scope may see (PROTOCOL.md, "Scope: whose memory").
+    """Which memories a scope may see (docs/protocol.md, "Scope: whose memory").
 
     Everything belongs to the user. Turns and summaries are per persona unless
     ``share_turns``; facts about the user are shared unless not ``share_facts``;

@@ -34,7 +34,7 @@ def columns_known(columns: dict):
 def visible_to(visible: Visible, mark: str) -> Tuple[str, list]:
     """A condition selecting what ``visible`` allows."""
     scope, where = visible.scope, visible.where
-    if not scope.long_term:  # below the speaker's access level (access.py): no long-term memory
+    if not scope.long_term:  # below the speaker's access level (common/access.py): no long-term memory
         return "false", []
     clauses, args = [], []
     for kind in visible.kinds:

@@ -9,7 +9,7 @@ a write commits, so a build's keyword and semantic members and the
 background writers never queue behind each other. A read by the thread that
 holds the lock (inside a transaction) uses the writing connection and sees
 its own uncommitted writes. Vector searches run on the vector index's own
-locks (vectors/index.py).
+locks (lance_index.py).
 """
 import re
 import threading
@@ -47,7 +47,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Admin, Store):
         self._local = threading.local()  # each thread's read connection
         self._readers = []  # (thread, connection)
         self._readers_lock = threading.Lock()
-        # the vectors searched (vectors/index.py), once opened, and the model that
+        # the vectors searched (lance_index.py), once opened, and the model that
         # made them: one attribute, so that a search never sees one without the other
         self._live = (None, None)
         self._next = None  # the next model's, while it embeds every memory (begin_reembedding)

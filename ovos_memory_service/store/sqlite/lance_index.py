@@ -3,7 +3,7 @@ will. It holds ids and vectors only, never memory text.
 
 Every LanceDB write makes a new version and fragment, and each write scans
 every fragment: ``compact()`` merges the fragments and removes the old versions
-(the owner runs it every ``COMPACT_WRITES`` writes, see background/embedding.py), and
+(the owner runs it every ``COMPACT_WRITES`` writes, see learning/embedding_worker.py), and
 ``purge()`` also removes files no version references, so that a forgotten
 memory's vector is gone from the files too.
 
@@ -260,7 +260,7 @@ class VectorIndex:
 class Quantized(NamedTuple):
     """Unit vectors as int8 codes, each row with its scale: row ~= codes * scale.
     Arithmetic runs over ``STEP_BYTES`` of float32 at a time: blocks under
-    malloc's mmap threshold (vectors/embedder.py) are reused, where a matrix-sized
+    malloc's mmap threshold (common/native_memory.py) are reused, where a matrix-sized
     temporary would be mapped afresh, and its pages faulted in, on every search."""
     codes: np.ndarray
     scale: np.ndarray
