@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ovos_memory_service.models.embedder import (DEFAULT_MODEL, EmbeddingsUnavailable, Embedder,
+from ovos_memory_service.common.errors import EmbeddingsUnavailable
+from ovos_memory_service.models.embedder import (DEFAULT_MODEL, Embedder,
                                                   bundled_model_folder)
 
 FACTS = Path(__file__).parent.parent / "benchmarks" / "personal_facts" / "en-us.json"
@@ -133,7 +134,8 @@ MODEL_LOAD = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     import fastembed, onnxruntime
-    from ovos_memory_service.models.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder, tune_malloc
+    from ovos_memory_service.common.native_memory import tune_malloc
+    from ovos_memory_service.models.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder
 
     def rss_mb():
         for line in open("/proc/self/status"):

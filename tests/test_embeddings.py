@@ -11,7 +11,8 @@ import textwrap
 
 import pytest
 
-from ovos_memory_service.models.embedder import (EmbeddingsUnavailable, TOKENIZER_FILES, TOKENIZER_FOLDER,
+from ovos_memory_service.common.errors import EmbeddingsUnavailable
+from ovos_memory_service.models.embedder import (TOKENIZER_FILES, TOKENIZER_FOLDER,
                                                   bundled_model_folder)
 
 

@@ -78,8 +78,8 @@ def test_vector_writes_and_compactions_do_not_grow_rss(tmp_path):
 EMBEDDING_LOAD = textwrap.dedent("""
     import json, random, sys, threading
     from pathlib import Path
-    from ovos_memory_service.models.embedder import (DEFAULT_MODEL, Embedder, bundled_model_folder,
-                                                release_free_memory, tune_malloc)
+    from ovos_memory_service.common.native_memory import release_free_memory, tune_malloc
+    from ovos_memory_service.models.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder
     tune_malloc()
 
     def rss_mb():
@@ -123,7 +123,8 @@ def test_embedding_under_concurrent_load_keeps_rss_near_the_loaded_model(tmp_pat
     onnxruntime's arena (and whole batches of 16) RSS rose by 60-80 MB over
     the loaded model and stayed there; now by little."""
     import pytest
-    from ovos_memory_service.models.embedder import EmbeddingsUnavailable, bundled_model_folder
+    from ovos_memory_service.common.errors import EmbeddingsUnavailable
+    from ovos_memory_service.models.embedder import bundled_model_folder
     try:
         bundled_model_folder(tmp_path / "models")
     except EmbeddingsUnavailable as e:
@@ -140,8 +141,8 @@ def test_the_models_threads_sleep_between_queries(tmp_path):
     """onnxruntime's workers spin after each run by default, on the cores a
     build's keyword member (and the rest of the device: STT, TTS) needs."""
     import pytest
-    from ovos_memory_service.models.embedder import (DEFAULT_MODEL, EmbeddingsUnavailable, Embedder,
-                                                      bundled_model_folder)
+    from ovos_memory_service.common.errors import EmbeddingsUnavailable
+    from ovos_memory_service.models.embedder import DEFAULT_MODEL, Embedder, bundled_model_folder
     try:
         folder = bundled_model_folder(tmp_path)
     except EmbeddingsUnavailable as e:

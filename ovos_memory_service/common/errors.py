@@ -30,6 +30,10 @@ class Unavailable(MemoryServiceError):
     code = "unavailable"
 
 
+class EmbeddingsUnavailable(RuntimeError):
+    """Semantic recall cannot run here (no model, no vector index); the message says why."""
+
+
 # what SQLite (or the OS) says about the store, in words a person understands
 _STORAGE_PROBLEMS = (
     ("database or disk is full", "the memory store's disk is full; nothing was stored"),

@@ -20,7 +20,7 @@ from ovos_memory_service.learning.fact_worker import as_fact
 from ovos_memory_service.backends import Backend, Context, can_recall
 from ovos_memory_service.backends.reader import StoreReader
 from ovos_memory_service.common.config import cache_dir, data_dir
-from ovos_memory_service.common.errors import InvalidRequest, NotFound
+from ovos_memory_service.common.errors import EmbeddingsUnavailable, InvalidRequest, NotFound
 from ovos_memory_service.learning.facts.extract import extract_facts
 from ovos_memory_service.learning.facts.model import Fact, derived_only_from, record
 from ovos_memory_service.backends.window import TurnWriter, live_window
@@ -132,7 +132,7 @@ class MemoryEngine(Upkeep):
         loaded here, answers meanwhile (_keep_old_model)."""
         from ovos_memory_service.learning.embedding_worker import EmbeddingWorker
         from ovos_memory_service.models.queries import QueryVectors
-        from ovos_memory_service.models.embedder import EmbeddingsUnavailable, load_embedder
+        from ovos_memory_service.models.embedder import load_embedder
         settings = self.config["embeddings"]
         models = Path(cache_dir()) / "models"
         try:
@@ -173,7 +173,7 @@ class MemoryEngine(Upkeep):
         """The model that made the stored vectors, loaded, if it is not
         ``embedder`` and is one of the offline models (loading another could
         download it); None otherwise."""
-        from ovos_memory_service.models.embedder import OFFLINE_MODELS, EmbeddingsUnavailable, load_embedder
+        from ovos_memory_service.models.embedder import OFFLINE_MODELS, load_embedder
         recorded = self.store.vector_model()
         if recorded == embedder.name or recorded not in OFFLINE_MODELS:
             return None

@@ -22,7 +22,8 @@ from typing import Callable, Optional
 
 from ovos_memory_service.learning.queue import QueueWorker
 from ovos_memory_service.store import ModelChanged, Store
-from ovos_memory_service.models.embedder import Embedder, release_free_memory
+from ovos_memory_service.common.native_memory import release_free_memory
+from ovos_memory_service.models.embedder import Embedder
 
 
 def embed_text(row: dict) -> str:

@@ -20,23 +20,23 @@ Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
   MB in a daemon-like load. It is off, with memory patterns (they need it);
   tensors come from malloc, whose large blocks (``MMAP_THRESHOLD``) are
   mapped and unmapped with each run instead of fragmenting the heap
-  (``tune_malloc``: its threshold otherwise climbs to 32 MB).
+  (common/native_memory.py, ``tune_malloc``: its threshold otherwise climbs to 32 MB).
 - The bundled model stores its weights as int8 with a scale (Cast, Mul), which
   onnxruntime would fold to float32 (90 MB). Its graph is rewritten to keep
   them int8 (models/onnx_graph.py): the word table's rows are converted after
   the lookup, and the MatMuls run in int8. Building the session leaves freed
   heap behind, given back at once (``release_free_memory``).
 """
-import ctypes
 import os
 import tempfile
 import threading
-from functools import lru_cache
 from pathlib import Path
 from typing import List, Optional, Sequence
 
 import numpy as np
 
+from ovos_memory_service.common.errors import EmbeddingsUnavailable
+from ovos_memory_service.common.native_memory import release_free_memory, tune_malloc
 from ovos_memory_service.common.resources import is_english
 from ovos_memory_service.models.onnx_graph import for_onnxruntime
 
@@ -51,12 +51,6 @@ TOKENIZER_FOLDER = Path(__file__).parent / "bundled" / "all-MiniLM-L6-v2"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "config.json", "special_tokens_map.json")
 # padded tokens (texts x longest) per onnxruntime run of the background queue
 TOKEN_BUDGET = 1024
-MALLOC_ARENAS = 1               # glibc's default: 8 per core
-MMAP_THRESHOLD = 1 << 20        # bytes; larger blocks are mapped, and unmapped when freed
-
-
-class EmbeddingsUnavailable(RuntimeError):
-    """Semantic recall cannot run here; the message says why."""
 
 
 def model_name(config: dict, lang: str = "") -> str:
@@ -211,40 +205,6 @@ def _rewritten(path: Path):
     except (ValueError, IndexError, UnicodeDecodeError):
         return None, False
     return (None if model is original else model), in_int8
-
-
-def release_free_memory():
-    """Give the heap memory glibc keeps after frees back to the system."""
-    libc = _libc()
-    if libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
-
-
-def tune_malloc():
-    """glibc's malloc for this process (before the threads of onnxruntime and
-    LanceDB start): few arenas, as memory freed by LanceDB's short-lived
-    threads otherwise stays scattered over many; and a fixed mmap threshold,
-    so that large blocks (activations) go back to the system when freed. The
-    owner's MALLOC_ARENA_MAX / MALLOC_MMAP_THRESHOLD_ win."""
-    libc = _libc()
-    if libc is None or not hasattr(libc, "mallopt"):
-        return
-    if "MALLOC_ARENA_MAX" not in os.environ:
-        libc.mallopt(-8, MALLOC_ARENAS)  # M_ARENA_MAX
-    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
-        libc.mallopt(-3, MMAP_THRESHOLD)  # M_MMAP_THRESHOLD
-
-
-@lru_cache(maxsize=1)
-def _libc():
-    """glibc, or None (musl, macOS: these switches do not apply there). The
-    symbols the process has loaded already: ctypes.util.find_library would
-    start ``ldconfig -p`` (a process) to find the file."""
-    try:
-        libc = ctypes.CDLL(None)
-        return libc if hasattr(libc, "gnu_get_libc_version") else None
-    except OSError:
-        return None
 
 
 def load_embedder(config: dict, cache_dir: Path, name: Optional[str] = None, lang: str = "") -> Embedder:

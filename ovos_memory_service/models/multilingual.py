@@ -12,7 +12,8 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from ovos_memory_service.models.embedder import MULTILINGUAL_MODEL, EmbeddingsUnavailable, shared_model
+from ovos_memory_service.common.errors import EmbeddingsUnavailable
+from ovos_memory_service.models.embedder import MULTILINGUAL_MODEL, shared_model
 
 
 class MultilingualEmbedder:

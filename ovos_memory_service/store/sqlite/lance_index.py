@@ -45,6 +45,9 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ovos_memory_service.common.errors import EmbeddingsUnavailable
+from ovos_memory_service.common.native_memory import tune_malloc
+
 TABLE = "memory_vectors"
 LANCE_CACHE_BYTES = 16 << 20   # LanceDB's index and metadata caches, each
 CACHE_VECTORS = 100_000        # vectors kept in memory, over all users (about 50 MB at 384 dimensions, ids included)
@@ -60,14 +63,12 @@ def sql_string(value: str) -> str:
 
 class VectorIndex:
     def __init__(self, folder: Path, dim: Optional[int]):
-        from ovos_memory_service.models.embedder import tune_malloc
         tune_malloc()
         os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         try:
             import lancedb
             import pyarrow as pa
         except ImportError as e:
-            from ovos_memory_service.models.embedder import EmbeddingsUnavailable
             raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install lancedb")
         if os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and pa.default_memory_pool().backend_name != "system":
             pa.set_memory_pool(pa.system_memory_pool())  # pyarrow was loaded before
