@@ -32,7 +32,7 @@ from benchmarks import bench_latency as latency  # noqa: E402
 from benchmarks import latency_store as filled  # noqa: E402
 from ovos_memory_service.common.config import build_config  # noqa: E402
 from ovos_memory_service.engine.engine import MemoryEngine  # noqa: E402
-from ovos_memory_service.models.embedder import MULTILINGUAL_MODEL  # noqa: E402
+from ovos_memory_service.models.multilingual import MULTILINGUAL_MODEL  # noqa: E402
 
 
 def cached_store(args) -> Path:

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ovos_memory_service.learning.embedding_worker import embed_text
+from ovos_memory_service.models.embedder import embed_text
 from ovos_memory_service.common.config import build_config
 from ovos_memory_service.engine.engine import MemoryEngine
 from ovos_memory_service.common.scope import Scope

@@ -188,7 +188,7 @@ class MemoryEngine(Upkeep):
         searched ones now, and the old model is let go; or (None) another
         daemon sharing the store gave this change up: the old model stays."""
         from ovos_memory_service.models.queries import QueryVectors
-        from ovos_memory_service.models.embedder import forget_models
+        from ovos_memory_service.models.shared import forget_models
         old, upcoming = self.reader.queries, self.reader.next_queries
         if embedder is None:
             self.reader.next_queries = None

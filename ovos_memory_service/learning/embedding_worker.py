@@ -23,15 +23,7 @@ from typing import Callable, Optional
 from ovos_memory_service.learning.queue import QueueWorker
 from ovos_memory_service.store import ModelChanged, Store
 from ovos_memory_service.common.native_memory import release_free_memory
-from ovos_memory_service.models.embedder import Embedder
-
-
-def embed_text(row: dict) -> str:
-    """What gets embedded: a turn with its speaker, as it was said."""
-    if row["kind"] != "turn":
-        return row["content"]
-    speaker = row["name"] or {"user": "User", "assistant": "Assistant"}.get(row["role"], "")
-    return f"{speaker}: {row['content']}" if speaker else row["content"]
+from ovos_memory_service.models.embedder import Embedder, embed_text
 
 
 TRIM_EVERY_S = 10

