@@ -319,9 +319,9 @@ def moved_to_postgresql(template: dict, server) -> dict:
     in as ``ovos-memory migrate --to postgresql`` moves a device's store."""
     block = {"backend": "postgresql", "dsn": server.dsn, "schema": server.new_schema()}
     started = time.perf_counter()
-    source = open_store({"data_dir": str(template["path"])}, holder="bench")
+    source = open_store({"backend": "sqlite"}, str(template["path"]), LANG, holder="bench")
     try:
-        target = open_store({"store": block, "lang": LANG}, holder="bench")
+        target = open_store(block, str(template["path"]), LANG, holder="bench")
         try:
             moved = migrate(source, target)
         finally:

@@ -7,8 +7,8 @@ import threading
 from ovos_utils.log import LOG, init_service_logger
 
 from ovos_memory_service.common import privacy
+from ovos_memory_service.common.errors import StoreLocked
 from ovos_memory_service.edge.service import MemoryService, _log_error, _log_ready, _log_stopping
-from ovos_memory_service.store import StoreLocked
 
 # another daemon holds the store (systemd: RestartPreventExitStatus)
 EXIT_STORE_HELD_BY_DAEMON = 69  # EX_UNAVAILABLE

@@ -11,11 +11,11 @@ import time
 import numpy as np
 import pytest
 
-from ovos_memory_service.common.config import build_config
 from ovos_memory_service.common.items import new_id
 from ovos_memory_service.common.scope import Scope
-from ovos_memory_service.store import Exclude, ModelChanged, Visible, open_store
+from ovos_memory_service.store import Exclude, ModelChanged, Visible
 from ovos_memory_service.store.records import FIELDS, check_record, to_record
+from tests.helpers import open_configured
 
 ALICE = Scope("alice", "kitchen", "bob-persona", "en-us")
 ALICE_OTHER_PERSONA = Scope("alice", "kitchen", "other", "en-us")
@@ -32,9 +32,8 @@ def open_stores(store_backend, tmp_path):
     stores = []
 
     def make(**overrides):
-        config = build_config({"data_dir": str(tmp_path / "memory"), "lang": "en-us",
-                               "store": {**store_backend, **overrides}})
-        store = open_store(config, lock_timeout=5, holder="daemon")
+        store = open_configured({"data_dir": str(tmp_path / "memory"), "lang": "en-us",
+                                 "store": {**store_backend, **overrides}}, lock_timeout=5, holder="daemon")
         stores.append(store)
         return store
     yield make
@@ -598,10 +597,10 @@ def test_export_then_import_into_another_store(store, store_backend, tmp_path):
     records = [to_record(r) for r in store.export(0, 100)]
     assert len(records) == 4 and [r["id"] for r in store.export(1, 2)] == [r["id"] for r in records[1:3]]
     assert [r["id"] for r in store.export(0, 10, user_id="alice", session_id="kitchen")] == [r["id"] for r in records]
-    other_config = build_config({"data_dir": str(tmp_path / "other"), "store": store_backend if
+    other_config = {"data_dir": str(tmp_path / "other"), "store": store_backend if
                                  store_backend["backend"] == "sqlite" else {**store_backend,
-                                                                            "schema": store_backend["schema"] + "b"}})
-    other = open_store(other_config, 5, "cli")
+                                                                            "schema": store_backend["schema"] + "b"}}
+    other = open_configured(other_config, 5, "cli")
     try:
         added = other.import_rows([check_record(r) for r in records])
         assert [r["id"] for r in added] == [r["id"] for r in records]
@@ -689,8 +688,8 @@ def fill(store):
 
 @pytest.mark.stack
 def test_coverage_is_the_same_number_on_both_stores(pg_schema, tmp_path):
-    stores = [open_store(build_config({"data_dir": str(tmp_path / "sqlite")}), 5, "cli"),
-              open_store(build_config({"store": pg_schema}), 5, "cli")]
+    stores = [open_configured({"data_dir": str(tmp_path / "sqlite")}, 5, "cli"),
+              open_configured({"store": pg_schema}, 5, "cli")]
     try:
         Writer.starts = itertools.count()  # the same times, hence the same rows, in both
         seqs = []
@@ -716,8 +715,8 @@ def test_coverage_is_the_same_number_on_both_stores(pg_schema, tmp_path):
 def test_keyword_search_finds_the_same_memories_on_both_stores(pg_schema, tmp_path):
     """The same candidates for words both stemmers agree on (SQLite's porter and
     the snowball stemmer of the memory's language may split other words differently)."""
-    stores = [open_store(build_config({"data_dir": str(tmp_path / "sqlite")}), 5, "cli"),
-              open_store(build_config({"store": pg_schema}), 5, "cli")]
+    stores = [open_configured({"data_dir": str(tmp_path / "sqlite")}, 5, "cli"),
+              open_configured({"store": pg_schema}, 5, "cli")]
     try:
         Writer.starts = itertools.count()
         for store in stores:
@@ -738,7 +737,7 @@ def pg_stores(pg_schema):
     stores = []
 
     def make(**overrides):
-        store = open_store(build_config({"lang": "en-us", "store": {**pg_schema, **overrides}}), 5, "daemon")
+        store = open_configured({"lang": "en-us", "store": {**pg_schema, **overrides}}, 5, "daemon")
         stores.append(store)
         return store
     yield make
@@ -1063,7 +1062,7 @@ def test_an_empty_dsn_uses_the_pg_environment_variables(pg_server, pg_schema, mo
     for part in pg_server.dsn.split():
         key, value = part.split("=", 1)
         monkeypatch.setenv({"host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "dbname": "PGDATABASE"}[key], value)
-    store = open_store(build_config({"store": {**pg_schema, "dsn": ""}}), 5, "cli")
+    store = open_configured({"store": {**pg_schema, "dsn": ""}}, 5, "cli")
     try:
         Writer(store, ALICE).turn("user", "hello")
         assert store.count() == 1

@@ -7,12 +7,12 @@ import time
 import numpy as np
 import pytest
 
-from ovos_memory_service.common.config import build_config
 from ovos_memory_service.common.items import new_id
 from ovos_memory_service.common.scope import Scope
-from ovos_memory_service.store import Visible, open_store
+from ovos_memory_service.store import Visible
 from ovos_memory_service.store.migrate import MigrationIncomplete, migrate
 from ovos_memory_service.store.records import to_record
+from tests.helpers import open_configured
 
 pytestmark = pytest.mark.stack  # a real PostgreSQL (tests/pg.py)
 
@@ -22,11 +22,11 @@ MODEL = "test/model-a"
 
 
 def sqlite_store(folder):
-    return open_store(build_config({"data_dir": str(folder)}), 5, "cli")
+    return open_configured({"data_dir": str(folder)}, 5, "cli")
 
 
 def pg_store(block):
-    return open_store(build_config({"store": block}), 5, "cli")
+    return open_configured({"store": block}, 5, "cli")
 
 
 def vector(i: int) -> np.ndarray:

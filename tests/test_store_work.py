@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from ovos_memory_service.edge.cli import cli
 from ovos_memory_service.common.items import KINDS
-from tests.helpers import eventually, exchange, scope
+from tests.helpers import eventually, exchange, open_configured, scope
 
 
 def the_embedder(engine):
@@ -271,7 +271,8 @@ def test_replies_that_never_pause_do_not_starve_the_embeddings(engine, monkeypat
 def test_a_shared_store_failure_is_answered_as_unavailable():
     """PostgreSQL's failures get the same clear "unavailable" reply as SQLite's."""
     import pytest
-    from ovos_memory_service.common.errors import Unavailable, storage_unavailable
+    from ovos_memory_service.common.errors import Unavailable
+    from ovos_memory_service.store import storage_unavailable
     pool = pytest.importorskip("psycopg_pool")
     reply = storage_unavailable(pool.PoolTimeout("couldn't get a connection after 30 sec"))
     assert isinstance(reply, Unavailable) and "no free connection" in str(reply)
@@ -281,10 +282,8 @@ def test_a_shared_store_failure_is_answered_as_unavailable():
 def test_stats_while_the_vectors_are_being_created(tmp_path, monkeypatch):
     """A stats request while the background loader creates the vector table
     (a fresh store) answers: it waits for the table, it does not fail."""
-    from ovos_memory_service.common.config import build_config
-    from ovos_memory_service.store import open_store
     from ovos_memory_service.store.sqlite import lance_index as index
-    store = open_store(build_config({"data_dir": str(tmp_path / "memory")}))
+    store = open_configured({"data_dir": str(tmp_path / "memory")})
     creating, go_on = threading.Event(), threading.Event()
     real_init = index.VectorIndex.__init__
 
@@ -451,10 +450,9 @@ def test_a_search_whose_vectors_a_model_change_removes_meanwhile_is_asked_again(
     model (the reader does), instead of failing."""
     import numpy as np
     import pytest
-    from ovos_memory_service.common.config import build_config
-    from ovos_memory_service.store import ModelChanged, Visible, open_store
+    from ovos_memory_service.store import ModelChanged, Visible
     from tests.test_store_contract import ALICE, DIM, MODEL, Writer, embed_all, embed_next, unit
-    store = open_store(build_config({"data_dir": str(tmp_path / "memory")}), 5, "daemon")
+    store = open_configured({"data_dir": str(tmp_path / "memory")}, 5, "daemon")
     try:
         store.open_vectors(MODEL, DIM)
         memory_id = Writer(store, ALICE).turn("user", "hello")

@@ -1,9 +1,9 @@
 """Named errors raised by the core; each edge decides how to show them.
 
 The bus edge turns them into ``{"ok": false, "error": {"code", "message"}}``
-replies with the codes of docs/protocol.md.
+replies with the codes of docs/protocol.md; what a store's own failures mean
+is the store's to say (``store.storage_unavailable``).
 """
-import sqlite3
 from typing import Optional
 
 
@@ -34,29 +34,14 @@ class EmbeddingsUnavailable(RuntimeError):
     """Semantic recall cannot run here (no model, no vector index); the message says why."""
 
 
-# what SQLite (or the OS) says about the store, in words a person understands
-_STORAGE_PROBLEMS = (
-    ("database or disk is full", "the memory store's disk is full; nothing was stored"),
-    ("no space left", "the memory store's disk is full; nothing was stored"),
-    ("disk i/o error", "the memory store's disk could not be read or written; nothing was stored"),
-    ("unable to open", "the memory store's files could not be opened; nothing was stored"),
-    ("readonly database", "the memory store is read-only; nothing was stored"),
-    ("read-only file system", "the memory store is read-only; nothing was stored"),
-    ("malformed", "the memory store's file is damaged; nothing was stored"),
-    ("database is locked", "the memory store is busy; nothing was stored, try again"),
-)
+HOLDERS = {"daemon": "ovos-memory-service", "cli": "ovos-memory"}
 
 
-def storage_unavailable(error: BaseException) -> Optional[Unavailable]:
-    """The Unavailable to answer for a storage failure, None for any other error."""
-    if type(error).__module__.split(".")[0] in ("psycopg", "psycopg_pool"):  # the shared store
-        from ovos_memory_service.store.postgresql.connection import storage_problem
-        problem = storage_problem(error)
-        return Unavailable(problem) if problem else None
-    if not isinstance(error, (sqlite3.DatabaseError, OSError)):
-        return None
-    said = str(error).lower()
-    for words, message in _STORAGE_PROBLEMS:
-        if words in said:
-            return Unavailable(message)
-    return None
+class StoreLocked(RuntimeError):
+    """Another process (the daemon, or ovos-memory) has the store open.
+    ``holder`` ("daemon", "cli", or None when unknown) and ``pid`` say which."""
+
+    def __init__(self, directory: str, holder: Optional[str] = None, pid: Optional[int] = None):
+        self.holder, self.pid = holder, pid
+        who = HOLDERS.get(holder, "another process") + (f" (pid {pid})" if pid else "")
+        super().__init__(f"the memory store in {directory} is held by {who}")

@@ -16,9 +16,16 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from ovos_memory_service.common.client import MemoryClient, ResilientBusClient
 from ovos_memory_service.common.config import build_config, data_dir, read_mycroft_conf
-from ovos_memory_service.common.errors import MemoryServiceError
+from ovos_memory_service.common.errors import MemoryServiceError, StoreLocked
 from ovos_memory_service.common.items import KINDS
+from ovos_memory_service.common.scope import resolve_scope
+from ovos_memory_service.edge.handlers import HANDLERS
+from ovos_memory_service.engine.engine import MemoryEngine
+from ovos_memory_service.store import open_store
+from ovos_memory_service.store.migrate import MigrationIncomplete, migrate as move_memories
+from ovos_memory_service.store.seed import default_paths, seed_records
 
 console = Console()
 IMPORT_BATCH = 200
@@ -31,15 +38,12 @@ class LocalStore:
     """The store opened in this process, answering the bus protocol's requests."""
 
     def __init__(self, config: dict, meaning: bool):
-        from ovos_memory_service.engine.engine import MemoryEngine
         self.engine = MemoryEngine(config)
         # StoreLocked: the daemon has it. The model loads only for commands that recall by meaning.
         self.engine.open(lock_timeout=0, semantic="now" if meaning else "off")
         self.config = config
 
     def request(self, msg_type: str, data: dict) -> dict:
-        from ovos_memory_service.edge.handlers import HANDLERS
-        from ovos_memory_service.common.scope import resolve_scope
         try:
             scope = resolve_scope(data, {}, self.config["users"], self.config["lang"])
             return {"ok": True, **HANDLERS[msg_type](self.engine, scope, data)}
@@ -54,7 +58,6 @@ class BusStore:
     """The daemon, over the messagebus."""
 
     def __init__(self, timeout: float = 5):
-        from ovos_memory_service.common.client import MemoryClient, ResilientBusClient
         self.bus = ResilientBusClient()
         self.bus.run_in_thread()
         if not self.bus.connected_event.wait(timeout):
@@ -75,9 +78,8 @@ class BusStore:
 MEANING = ("memory.recall", "memory.context.build", "memory.admin.reindex")
 
 
-def open_store(ctx: click.Context, meaning: bool):
+def reach_store(ctx: click.Context, meaning: bool):
     """The daemon over the bus if it holds the store, else the store itself."""
-    from ovos_memory_service.store import StoreLocked
     config = ctx.obj["config"]
     try:
         store = LocalStore(config, meaning)
@@ -91,7 +93,7 @@ def call(ctx: click.Context, msg_type: str, data: dict) -> dict:
     """One request; an error reply becomes a one-line error and exit code 1."""
     if "store" not in ctx.obj:
         meaning = msg_type in MEANING or (msg_type == "memory.forget" and data.get("query") is not None)
-        ctx.obj["store"] = open_store(ctx, meaning)
+        ctx.obj["store"] = reach_store(ctx, meaning)
     reply = ctx.obj["store"].request(msg_type, data)
     if not reply.get("ok"):
         error = reply.get("error") or {}
@@ -324,7 +326,6 @@ def import_(ctx, paths, source, persona, as_json):
     """Import memories from PATHS (JSON lines; '-' or nothing reads standard input).
     With --from ovos-memory-plugins and no PATHS, ~/.local/share/ovos is searched."""
     if source == "ovos-memory-plugins":
-        from ovos_memory_service.store.seed import default_paths, seed_records
         paths = paths or default_paths()
         if not paths:
             raise click.ClickException("no ovos-memory-plugins stores found in ~/.local/share/ovos")
@@ -389,14 +390,6 @@ def compact(ctx, as_json):
     click.echo("store compacted")
 
 
-def main():
-    cli(prog_name="ovos-memory")
-
-
-if __name__ == "__main__":
-    main()
-
-
 @cli.command()
 @click.option("--to", "to", type=click.Choice(["postgresql", "sqlite"]), required=True,
               help="postgresql: this device's store into the shared one; sqlite: back into --data-dir")
@@ -408,19 +401,16 @@ def migrate(ctx, to, dsn, schema, as_json):
     """Move every memory (turns, facts, summaries, vectors, pauses, pending work)
     between the device's SQLite store and PostgreSQL, then check that all of it
     arrived. Stop ovos-memory-service first; running it again adds nothing twice."""
-    from ovos_memory_service.store import StoreLocked, open_store
-    from ovos_memory_service.store.migrate import MigrationIncomplete, migrate as move
     config = ctx.obj["config"]
-    device = {**config, "store": {**config.get("store", {}), "backend": "sqlite"}}
-    shared = {**config, "store": {**config.get("store", {}), "backend": "postgresql", "dsn": dsn,
-                                  "schema": schema}}
+    folder, lang = data_dir(config), config["lang"]
     try:
-        sqlite = open_store(device, lock_timeout=0, holder="cli")
+        sqlite = open_store({"backend": "sqlite"}, folder, lang, lock_timeout=0, holder="cli")
     except StoreLocked as e:
         raise click.ClickException(f"{e}: stop it first (systemctl --user stop ovos-memory-service)")
     try:
         try:
-            postgresql = open_store(shared, holder="cli")
+            postgresql = open_store({"backend": "postgresql", "dsn": dsn, "schema": schema}, folder, lang,
+                                    holder="cli")
         except Exception as e:
             raise click.ClickException(f"cannot open the PostgreSQL store: {e}")
         try:
@@ -432,7 +422,7 @@ def migrate(ctx, to, dsn, schema, as_json):
                     if step not in tasks:
                         tasks[step] = progress.add_task(step, total=total)
                     progress.update(tasks[step], completed=done, total=total)
-                result = move(source, target, tell)
+                result = move_memories(source, target, tell)
         except MigrationIncomplete as e:
             raise click.ClickException(f"the migration is incomplete: {e}")
         finally:
@@ -444,3 +434,11 @@ def migrate(ctx, to, dsn, schema, as_json):
     click.echo(f"moved to {to}: {result.memories} memories ({result.added} new there), "
                f"{result.vectors} vectors, {result.conversations} conversations, {result.jobs} pending jobs, "
                f"{result.pauses} pauses, {result.personas} personas; every one checked")
+
+
+def main():
+    cli(prog_name="ovos-memory")
+
+
+if __name__ == "__main__":
+    main()

@@ -11,10 +11,10 @@ from ovos_memory_service.edge import systemd
 from ovos_memory_service.common.client import TOO_DEEP, ResilientBusClient
 from ovos_memory_service.common.config import build_config, read_mycroft_conf
 from ovos_memory_service.engine.engine import MemoryEngine
-from ovos_memory_service.common.errors import InvalidRequest, MemoryServiceError, storage_unavailable
+from ovos_memory_service.common.errors import InvalidRequest, MemoryServiceError, StoreLocked
 from ovos_memory_service.edge.handlers import HANDLERS
 from ovos_memory_service.common.scope import Scope, check_id, resolve_scope
-from ovos_memory_service.store import StoreLocked
+from ovos_memory_service.store import storage_unavailable
 from ovos_memory_service.common.wire import MAX_DEPTH, check_json, has_surrogate, iso_time, json_problem
 
 MAX_REQUEST_ID = 128

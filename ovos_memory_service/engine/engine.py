@@ -81,7 +81,8 @@ class MemoryEngine(Upkeep):
         the model and the vectors "now", in the "background" (the daemon: it
         answers at once, with keyword recall until they are loaded), or "off"
         (commands that never recall by meaning)."""
-        self.store = open_store(self.config, lock_timeout, holder)
+        self.store = open_store(self.config["store"], data_dir(self.config), self.config["lang"], lock_timeout,
+                                holder)
         self.reader = StoreReader(self.store, self.config)
         PersonaRegistry.check(self.config, self.reader)
         self.personas = PersonaRegistry(self.store, self.reader, self.config)
