@@ -116,3 +116,14 @@ def test_third_party_plugin_runs_inside_the_engine(make_engine, tmp_path, monkey
 def test_the_persona_side_plugin_is_never_loaded_inside_the_daemon(engine):
     with pytest.raises(ValueError, match="connects a persona"):
         engine.configure_persona("p", "ovos-memory-service-plugin", {})
+
+
+def test_every_built_in_backend_has_a_name_and_a_block_reader():
+    """The names a persona JSON may give (common/blocks.py) are the backends there are."""
+    from ovos_memory_service.backends import BUILTIN
+    from ovos_memory_service.common.blocks import BUILTIN_NAMES, ENTRY_POINT_NAMES, check_block
+    assert set(BUILTIN) == set(BUILTIN_NAMES) == set(ENTRY_POINT_NAMES.values())
+    for name in BUILTIN_NAMES:
+        check_block(name, {})  # an empty block is every backend's defaults
+        with pytest.raises(ValueError, match=f"the {name} block must be an object"):
+            check_block(name, [])

@@ -5,7 +5,7 @@ are in tests/test_compat_bus.py."""
 
 import pytest
 
-from ovos_memory_service.backends.composite import CompositeBackend
+from ovos_memory_service.backends import create_backend
 from ovos_memory_service.learning.facts.from_llm import parse, to_facts
 from ovos_memory_service.backends.fusion import fuse
 from ovos_memory_service.common.items import MemoryItem
@@ -163,11 +163,11 @@ def test_the_composites_scope_reaches_its_members(make_engine):
     engine.wait_idle()
     assert engine.build_context(hub_b, "what is my locker code?").memories == []  # another session
     # a member's own scope wins, as in the seed
-    own = CompositeBackend({"members": [{**LEXICAL, "config": {"scope": "global"}}], "scope": "session"},
-                           engine.reader)
+    own = create_backend("composite", {"members": [{**LEXICAL, "config": {"scope": "global"}}], "scope": "session"},
+                         engine.reader)
     assert own.members[0].where == "user"
-    nested = CompositeBackend({"members": [{"module": "composite", "config": {"members": [LEXICAL]}}],
-                               "scope": "session"}, engine.reader)
+    nested = create_backend("composite", {"members": [{"module": "composite", "config": {"members": [LEXICAL]}}],
+                                          "scope": "session"}, engine.reader)
     assert nested.members[0].members[0].where == "session"
 
 

@@ -241,7 +241,6 @@ def test_background_work_gets_the_cores_after_the_replies(engine):
     import pytest
     if not sys.platform.startswith("linux"):
         pytest.skip("per-thread priorities are Linux's")
-    from ovos_memory_service.backends.composite import _POOL
     sc = scope()
     mine = _nice(threading.get_native_id())
     exchange(engine, sc, "my sister Marta lives in Porto", "noted")  # every worker has run
@@ -251,7 +250,7 @@ def test_background_work_gets_the_cores_after_the_replies(engine):
     assert set(workers) >= {"memory-facts", "memory-llm", "memory-embedder"}
     assert all(nice >= min(19, mine + 10) for nice in workers.values()), workers
     assert _nice(threading.get_native_id()) == mine, "the caller's thread was niced"
-    members = [_nice(t.native_id) for t in _POOL._threads]  # the threads a build's members run on
+    members = [_nice(t.native_id) for t in engine.reader.member_pool._threads]  # the threads a build's members run on
     assert members and all(nice == mine for nice in members), members
 
 

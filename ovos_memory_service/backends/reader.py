@@ -3,6 +3,7 @@ semantic recall and the evidence of relevance, as MemoryItems. The store
 locks its own reads, so composite members run side by side."""
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional, Sequence, Tuple
 
 from ovos_utils.log import LOG
@@ -18,6 +19,8 @@ from ovos_memory_service.common.wire import ChatMessage, iso_time
 from ovos_memory_service.common.words import keywords, says_nothing, topic_words
 
 
+# threads that composite members run on, side by side (nested composites' members too)
+MEMBER_THREADS = 8
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
 UNRELATED_SIMILARITY = 0.2
 
@@ -103,6 +106,12 @@ class StoreReader:
         self.queries = None  # vectors.QueryVectors once the model and the vectors are loaded
         self.next_queries = None  # the next model's, while it embeds the store again
         self.semantic_error: Optional[str] = "semantic recall is starting"
+        # where the members of every composite run (backends/composite.py)
+        self.member_pool = ThreadPoolExecutor(MEMBER_THREADS, thread_name_prefix="memory-member")
+
+    def close(self):
+        """Let the members' threads end (after the last build: the engine closes its reader last)."""
+        self.member_pool.shutdown(wait=True)
 
     @property
     def timeout_s(self) -> float:

@@ -7,7 +7,11 @@ import os
 import re
 from os.path import expanduser, join
 
+from ovos_config import Configuration
 from ovos_utils.log import LOG
+
+from ovos_memory_service.common.access import check_levels
+from ovos_memory_service.common.blocks import BUILTIN_NAMES, ENTRY_POINT_NAMES
 
 DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-composite"
 # hybrid recall: the recent window, keywords and meaning fused by rank, and the
@@ -96,11 +100,16 @@ NUMBER_LIMITS = {
 
 def read_mycroft_conf() -> dict:
     """The ``memory_service`` section and the global ``lang`` of mycroft.conf."""
-    from ovos_config import Configuration
     conf = Configuration()
     section = dict(conf.get("memory_service") or {})
     section.setdefault("lang", conf.get("lang") or "")
     return section
+
+
+def read_bus_settings() -> dict:
+    """Where the messagebus is: mycroft.conf's ``websocket`` over the bus's defaults."""
+    return {"host": "127.0.0.1", "port": 8181, "route": "/core", "ssl": False,
+            **(Configuration().get("websocket") or {})}
 
 
 def build_config(overrides: dict = None) -> dict:
@@ -122,8 +131,7 @@ def unknown_keys(overrides: dict) -> list:
     keys of the nested objects (``embeddings.*``, ``voice.*``). A backend's block
     (a built-in name, long or short, or any key naming a plugin) is not checked
     here: its backend checks it."""
-    from ovos_memory_service.backends import BUILTIN, ENTRY_POINT_NAMES
-    backends = set(BUILTIN) | set(ENTRY_POINT_NAMES)
+    backends = set(BUILTIN_NAMES) | set(ENTRY_POINT_NAMES)
     found = []
     for key, value in (overrides or {}).items():
         if not isinstance(key, str):
@@ -181,7 +189,6 @@ def validate(config: dict):
         raise ValueError("memory_service.store.dsn must be a string")
     if not isinstance(store.get("schema"), str) or not re.match(r"^[a-z_][a-z0-9_]{0,47}$", store["schema"]):
         raise ValueError("memory_service.store.schema must be a lowercase SQL name")
-    from ovos_memory_service.common.access import check_levels
     config["access_levels"] = check_levels(config["access_levels"])
     threads = config["embeddings"].get("threads") or 0
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:

@@ -209,6 +209,8 @@ class MemoryEngine(Upkeep):
             self.background.stop()
         if self.personas is not None:
             self.personas.close()
+        if self.reader is not None:
+            self.reader.close()
         if self.store is not None:
             self.store.close()
             self.store = None

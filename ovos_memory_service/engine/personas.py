@@ -5,8 +5,9 @@ import threading
 import time
 from typing import Optional
 
-from ovos_memory_service.backends import Backend, block_for, create_backend
+from ovos_memory_service.backends import Backend, create_backend
 from ovos_memory_service.backends.reader import StoreReader
+from ovos_memory_service.common.blocks import block_for
 from ovos_memory_service.common.config import default_persona_block
 from ovos_memory_service.store import Store
 

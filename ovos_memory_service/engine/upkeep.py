@@ -2,7 +2,7 @@
 is, export and import, reindexing and compaction (memory.admin.*, the CLI)."""
 from typing import Optional
 
-from ovos_memory_service.backends import canonical_name
+from ovos_memory_service.common.blocks import canonical_name
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import check_record, to_record

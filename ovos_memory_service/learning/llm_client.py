@@ -20,7 +20,8 @@ from typing import Dict, List, Optional
 
 import requests
 
-DEFAULT_API_URL = "http://localhost:8000/v1"
+from ovos_memory_service.common.blocks import DEFAULT_API_URL
+
 CONNECT_TIMEOUT_S = 5
 RETRIES = 2                    # extra attempts within one call's deadline
 FAILURES_TO_OPEN = 3           # failed calls in a row that open the breaker

@@ -26,7 +26,8 @@ speaker's memory is paused (``memory.paused``, and the daemon's replies), and
 never takes the daemon's voice skill's lines or the commands they answer.
 
 A block that is not valid raises ValueError, as ovos-memory-plugins does: at
-load time what this process can check (the built-in backends' keys), then the
+load time what this process can check (the built-in backends' blocks, read by
+common/blocks.py as the daemon reads them; no backend is built here), then the
 daemon's own answer to ``memory.persona.configure`` (at load time when the
 block names its ``persona_id`` and the daemon answers, else on first use).
 """
@@ -43,17 +44,19 @@ from ovos_bus_client.message import Message, dig_for_message
 from ovos_plugin_manager.templates.agents import AgentContextManager, AgentMessage, MessageRole
 from ovos_utils.log import LOG
 
+from ovos_memory_service.common import blocks
 from ovos_memory_service.common.agent_messages import ToolCall, agent_to_wire, wire_to_agent
 from ovos_memory_service.common.client import MemoryClient, MemoryTimeout, ResilientBusClient
+from ovos_memory_service.common.config import read_bus_settings, read_mycroft_conf
 from ovos_memory_service.common.errors import InvalidRequest
-from ovos_memory_service.plugins.persona_order import ArrivalOrder
-from ovos_memory_service.plugins.persona_window import LocalWindows, WindowKey, shared_pauses
 from ovos_memory_service.common.scope import resolve_scope
 from ovos_memory_service.common.wire import iso_time
+from ovos_memory_service.plugins.persona_order import ArrivalOrder
+from ovos_memory_service.plugins.persona_window import LocalWindows, WindowKey, shared_pauses
 
 RETRYABLE = ("unavailable",)  # error codes worth sending again later
 VOICE_SKILL_ID = "ovos-memory-service.openvoiceos"  # skill.SKILL_ID: the daemon's voice commands
-PLUGIN_NAME = "ovos-memory-service-plugin"
+PLUGIN_NAME = blocks.PERSONA_PLUGIN
 # what of the handled message's context goes with each request: its session, and the
 # speaker's identity where an identity transformer puts it (ovos-core drops the session's)
 CONTEXT_KEYS = ("session", "user_id", "auth_level", "authenticated_at", "lang")
@@ -69,8 +72,8 @@ DEFAULTS = {
 # ------------------------------------------------------------- the block
 def check_block(config: dict):
     """What can be checked in this process; ValueError naming the problem.
-    A built-in backend's block is checked by the daemon's own code; any other
-    module may be a plugin installed beside the daemon only, so the daemon checks it."""
+    A built-in backend's block is checked as the daemon reads it (common/blocks.py);
+    any other module may be a plugin installed beside the daemon only, so the daemon checks it."""
     for key, default in DEFAULTS.items():
         value = config.get(key, default)
         whole = isinstance(default, int)
@@ -85,12 +88,10 @@ def check_block(config: dict):
         return
     if not isinstance(module, str) or not module.strip():
         raise ValueError(f"{PLUGIN_NAME}: memory_module must be a backend name")
-    from ovos_memory_service.backends import BUILTIN, PERSONA_PLUGIN, canonical_name, create_backend
-    if canonical_name(module) in BUILTIN or module == PERSONA_PLUGIN:
-        try:
-            create_backend(module, config.get(module) or {}, reader=None).close()
-        except ValueError as e:
-            raise ValueError(f"{PLUGIN_NAME}: {module}: {e}") from e
+    try:
+        blocks.check_block(module, config.get(module) or {})
+    except ValueError as e:
+        raise ValueError(f"{PLUGIN_NAME}: {module}: {e}") from e
 
 
 def said_by_voice_skill(message: Optional[Message]) -> bool:
@@ -110,11 +111,7 @@ _clients_lock = threading.Lock()
 
 def bus_settings(block: dict) -> dict:
     """Where the messagebus is: mycroft.conf's ``websocket``, overridden by the block's ``bus``."""
-    from ovos_config import Configuration
-    settings = {"host": "127.0.0.1", "port": 8181, "route": "/core", "ssl": False}
-    settings.update(Configuration().get("websocket") or {})
-    settings.update(block.get("bus") or {})
-    return settings
+    return {**read_bus_settings(), **(block.get("bus") or {})}
 
 
 def shared_client(settings: dict) -> MemoryClient:
@@ -136,8 +133,7 @@ def shared_client(settings: dict) -> MemoryClient:
 
 def users_map() -> dict:
     """mycroft.conf's ``memory_service.users`` (the daemon's session -> user map)."""
-    from ovos_config import Configuration
-    users = (Configuration().get("memory_service") or {}).get("users")
+    users = read_mycroft_conf().get("users")
     return users if isinstance(users, dict) else {}
 
 
