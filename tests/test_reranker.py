@@ -3,7 +3,8 @@ it reads the question and each memory together, so the memory that answers
 comes before one that only shares its words."""
 import pytest
 
-from ovos_memory_service.models.reranker import RERANK_MODEL, Reranker, RerankerUnavailable, model_folder
+from ovos_memory_service.models.reranker import (RERANK_MODEL, CrossEncoder, RerankerUnavailable, load_reranker,
+                                                 model_folder)
 from tests.helpers import assistant, scope, store, user
 
 # "flying" and "Madrid" are shared by the wrong memory as much as by the answer
@@ -106,9 +107,12 @@ def test_a_reload_can_turn_it_off(make_engine):
 
 
 def test_a_pair_scores_the_same_whatever_is_scored_beside_it():
-    reranker = Reranker(model_folder())
-    alone = reranker.scores("How did we get to Madrid?", [ANSWER])
-    among = reranker.scores("How did we get to Madrid?", MADRID)
+    reranker = load_reranker()
+    try:
+        alone = reranker.scores("How did we get to Madrid?", [ANSWER])
+        among = reranker.scores("How did we get to Madrid?", MADRID)
+    finally:
+        reranker.close()
     assert among[MADRID.index(ANSWER)] == alone[0] == max(among)
 
 
@@ -116,7 +120,7 @@ def test_a_model_file_this_version_does_not_know_is_refused(tmp_path):
     (tmp_path / "model.onnx").write_bytes(b"not the model")
     (tmp_path / "tokenizer.json").write_text("{}")
     with pytest.raises(RerankerUnavailable, match="not the model this version knows"):
-        Reranker(tmp_path)
+        CrossEncoder(tmp_path)
 
 
 @pytest.mark.parametrize("block", [{"enabled": "yes"}, {"candidates": 0}, {"candidates": 51}, "on"])

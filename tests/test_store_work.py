@@ -149,20 +149,20 @@ def test_forgetting_everything_leaves_no_trace_of_the_user_in_the_keyword_index(
 def test_the_daemon_answers_while_the_model_loads(make_engine, monkeypatch):
     """Loading in the background: stats say "loading", builds and recalls answer
     by keywords meanwhile, and semantic recall joins once the model is there."""
-    from ovos_memory_service.models import embedder as embedder_module
+    from ovos_memory_service.engine import engine as engine_module
     first = make_engine()
     sc = scope()
     exchange(first, sc, "My dog is called Rex", "What a nice name")
     first.wait_idle()
     first.close()
     loading, release = threading.Event(), threading.Event()
-    real = embedder_module.load_embedder
+    real = engine_module.load_embedder
 
     def slow_load(*args, **kwargs):
         loading.set()
         assert release.wait(60)
         return real(*args, **kwargs)
-    monkeypatch.setattr(embedder_module, "load_embedder", slow_load)
+    monkeypatch.setattr(engine_module, "load_embedder", slow_load)
     from ovos_memory_service.engine.engine import MemoryEngine
     engine = MemoryEngine(first.config)
     engine.open(semantic="background")

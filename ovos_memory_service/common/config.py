@@ -106,6 +106,12 @@ def read_mycroft_conf() -> dict:
     return section
 
 
+def reload_mycroft_conf() -> dict:
+    """mycroft.conf read again from its files (SIGHUP), as ``read_mycroft_conf``."""
+    Configuration.reload()
+    return read_mycroft_conf()
+
+
 def read_bus_settings() -> dict:
     """Where the messagebus is: mycroft.conf's ``websocket`` over the bus's defaults."""
     return {"host": "127.0.0.1", "port": 8181, "route": "/core", "ssl": False,

@@ -9,10 +9,11 @@ from ovos_utils.process_utils import ProcessStatus, StatusCallbackMap
 
 from ovos_memory_service.edge import systemd
 from ovos_memory_service.common.client import TOO_DEEP, ResilientBusClient
-from ovos_memory_service.common.config import build_config, read_mycroft_conf
+from ovos_memory_service.common.config import build_config, read_mycroft_conf, reload_mycroft_conf
 from ovos_memory_service.engine.engine import MemoryEngine
 from ovos_memory_service.common.errors import InvalidRequest, MemoryServiceError, StoreLocked
 from ovos_memory_service.edge.handlers import HANDLERS
+from ovos_memory_service.edge.skill import MemorySkill
 from ovos_memory_service.common.scope import Scope, check_id, resolve_scope
 from ovos_memory_service.store import storage_unavailable
 from ovos_memory_service.common.wire import MAX_DEPTH, check_json, has_surrogate, iso_time, json_problem
@@ -109,9 +110,7 @@ class MemoryService:
     def reload(self):
         """SIGHUP: read mycroft.conf again; a bad config keeps the old one."""
         try:
-            from ovos_config import Configuration
-            Configuration.reload()
-            config = build_config(read_mycroft_conf())
+            config = build_config(reload_mycroft_conf())
             self.engine.reload(config)
         except Exception:
             LOG.exception("configuration reload failed; keeping the running configuration")
@@ -132,7 +131,6 @@ class MemoryService:
         if self.skill is not None or not self.config["voice_commands"]:
             return
         try:
-            from ovos_memory_service.edge.skill import MemorySkill
             self.skill = MemorySkill.create(self.bus, self.engine, self.config)
             self.bus.emit(Message("mycroft.skills.train"))  # intent engines that train (padatious)
         except Exception:

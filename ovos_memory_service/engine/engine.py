@@ -23,15 +23,20 @@ from ovos_memory_service.common.config import cache_dir, data_dir
 from ovos_memory_service.common.errors import EmbeddingsUnavailable, InvalidRequest, NotFound
 from ovos_memory_service.learning.facts.extract import extract_facts
 from ovos_memory_service.learning.facts.model import Fact, derived_only_from, record
-from ovos_memory_service.backends.window import TurnWriter, live_window
+from ovos_memory_service.backends.window import live_window
 from ovos_memory_service.common.items import EXPLICIT_KINDS, KINDS, MemoryItem
 from ovos_memory_service.engine.personas import PersonaRegistry
+from ovos_memory_service.engine.turns import TurnWriter
 from ovos_memory_service.backends.relevance import saying_something_first
 from ovos_memory_service.common.resources import is_english
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Store, open_store
 from ovos_memory_service.engine.upkeep import Upkeep
-from ovos_memory_service.models.reranker import RERANK_LOADING, reranked
+from ovos_memory_service.learning.embedding_worker import EmbeddingWorker
+from ovos_memory_service.models.embedder import OFFLINE_MODELS, load_embedder
+from ovos_memory_service.models.queries import QueryVectors
+from ovos_memory_service.models.reranker import RERANK_LOADING, RerankerUnavailable, load_reranker, reranked
+from ovos_memory_service.models.shared import forget_models
 from ovos_memory_service.common.wire import ChatMessage
 
 REQUEST_MEMORY_S = 24 * 3600  # how long a request_id is remembered for retries
@@ -108,7 +113,6 @@ class MemoryEngine(Upkeep):
         self._open_reranker()
 
     def _open_reranker(self):
-        from ovos_memory_service.models.reranker import RerankerUnavailable, load_reranker
         if not self.config["rerank"]["enabled"]:
             self.rerank_error = "reranking is disabled in the configuration"
             return
@@ -131,9 +135,6 @@ class MemoryEngine(Upkeep):
         for the files. A model other than the one that made the stored vectors
         embeds the store again in the background; the old one, if it can be
         loaded here, answers meanwhile (_keep_old_model)."""
-        from ovos_memory_service.learning.embedding_worker import EmbeddingWorker
-        from ovos_memory_service.models.queries import QueryVectors
-        from ovos_memory_service.models.embedder import load_embedder
         settings = self.config["embeddings"]
         models = Path(cache_dir()) / "models"
         try:
@@ -174,7 +175,6 @@ class MemoryEngine(Upkeep):
         """The model that made the stored vectors, loaded, if it is not
         ``embedder`` and is one of the offline models (loading another could
         download it); None otherwise."""
-        from ovos_memory_service.models.embedder import OFFLINE_MODELS, load_embedder
         recorded = self.store.vector_model()
         if recorded == embedder.name or recorded not in OFFLINE_MODELS:
             return None
@@ -188,8 +188,6 @@ class MemoryEngine(Upkeep):
         """From the embedding worker's thread: ``embedder``'s vectors are the
         searched ones now, and the old model is let go; or (None) another
         daemon sharing the store gave this change up: the old model stays."""
-        from ovos_memory_service.models.queries import QueryVectors
-        from ovos_memory_service.models.shared import forget_models
         old, upcoming = self.reader.queries, self.reader.next_queries
         if embedder is None:
             self.reader.next_queries = None
@@ -211,6 +209,9 @@ class MemoryEngine(Upkeep):
             self.personas.close()
         if self.reader is not None:
             self.reader.close()
+        if self.reranker is not None:
+            self.reranker.close()
+            self.reranker = None
         if self.store is not None:
             self.store.close()
             self.store = None

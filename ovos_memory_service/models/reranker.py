@@ -53,10 +53,11 @@ def model_folder() -> Path:
     return folder
 
 
-class Reranker:
-    """Scores (query, memory) pairs; safe to call from several threads."""
+class CrossEncoder:
+    """The model's files, checked and loaded once per process (``load_reranker``):
+    its tokenizer and its onnxruntime session, both safe to use from several threads."""
 
-    def __init__(self, folder: Path, threads: Optional[int] = None):
+    def __init__(self, folder: Path):
         from tokenizers import Tokenizer
         digest = hashlib.sha256()
         with open(folder / "model.onnx", "rb") as f:
@@ -74,6 +75,20 @@ class Reranker:
         # 591 ms on two, 639 on one), so pairs run side by side, one thread each
         # (396 ms on this 2-core machine)
         self.session, _ = onnx_session(folder / "model.onnx", 1, rewrite=False)
+
+    def score(self, encoding) -> float:
+        feed = {"input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64)}
+        return float(self.session.run(None, feed)[0][0][0])
+
+
+class Reranker:
+    """Scores (query, memory) pairs with the process's cross-encoder, on
+    threads of its own that ``close()`` ends (its owner, the engine, closes it)."""
+
+    def __init__(self, model: CrossEncoder, threads: Optional[int] = None):
+        self.model = model
         self.runs = ThreadPoolExecutor(threads or os.cpu_count() or 1, thread_name_prefix="rerank")
         self.name = RERANK_MODEL
 
@@ -81,26 +96,25 @@ class Reranker:
         """How well each text answers ``query`` (logits: higher is better).
         One pair per run: the model quantizes a run's input on one scale, so
         a pair scored in a batch would score differently with other pairs."""
-        return list(self.runs.map(self._score, self.tokenizer.encode_batch([(query, text) for text in texts])))
+        return list(self.runs.map(self.model.score,
+                                  self.model.tokenizer.encode_batch([(query, text) for text in texts])))
 
-    def _score(self, encoding) -> float:
-        feed = {"input_ids": np.array([encoding.ids], dtype=np.int64),
-                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64)}
-        return float(self.session.run(None, feed)[0][0][0])
+    def close(self):
+        self.runs.shutdown(wait=True)
 
 
-_loaded: Optional[Reranker] = None
+_model: Optional[CrossEncoder] = None
 _loading = threading.Lock()
 
 
 def load_reranker(threads: Optional[int] = None) -> Reranker:
-    """The process's reranker, loaded once."""
-    global _loaded
+    """A reranker on ``threads`` threads (all cores: None); the model's files
+    are read once per process."""
+    global _model
     with _loading:
-        if _loaded is None:
-            _loaded = Reranker(model_folder(), threads)
-        return _loaded
+        if _model is None:
+            _model = CrossEncoder(model_folder())
+    return Reranker(_model, threads)
 
 
 def reranked(reranker: Reranker, query: str, items: List, top: int, before: Dict[str, MemoryItem]) -> List:
