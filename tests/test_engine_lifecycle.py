@@ -1,0 +1,30 @@
+"""What the engine starts, it waits for and stops: a wait that runs out says
+so, and closing the engine ends every thread it started."""
+import threading
+
+import pytest
+
+from tests.helpers import exchange, scope
+
+
+def test_a_wait_for_the_background_work_raises_when_the_work_is_not_done(engine):
+    """Otherwise a test that asserts something did not happen passes without the work having run."""
+    sc = scope()
+    with engine.store.transaction():  # the workers cannot take what is not committed
+        exchange(engine, sc, "My dog is called Rex", "Cute")
+        with pytest.raises(TimeoutError, match="background work"):
+            engine.wait_idle(timeout=0.5)
+    engine.wait_idle()  # committed: done in time, and nothing to say
+
+
+def test_closing_the_engine_ends_every_thread_it_started(make_engine):
+    before = set(threading.enumerate())
+    engine = make_engine()
+    sc = scope()
+    exchange(engine, sc, "My sister lives in Lisbon", "Nice city")
+    engine.wait_idle()
+    assert engine.build_context(sc, "where does my sister live?").memories  # the composite's members ran
+    assert engine.recall(sc, "where does my sister live?")  # reranked, in English
+    engine.close()
+    left = [t.name for t in threading.enumerate() if t not in before and t.is_alive()]
+    assert left == [], f"threads left running after close: {left}"
