@@ -133,8 +133,7 @@ def fill_by_update(directory: Path, conversations: Iterable[Conversation], log=p
         for scope, _, turns in conversations:
             messages = [{"role": role, "content": text, "created_at": iso_time(at)} for role, text, at in turns]
             engine.update_history(scope, parse_messages(messages))
-        if not engine.wait_idle(timeout=24 * 3600):
-            raise RuntimeError("the background work did not finish")
+        engine.wait_idle(timeout=24 * 3600)
         return check_filled(engine, None)
     finally:
         engine.close()
@@ -148,8 +147,7 @@ def add_live(directory: Path, conversations: Iterable[Conversation]) -> dict:
         for scope, _, turns in conversations:
             messages = [{"role": role, "content": text, "created_at": iso_time(at)} for role, text, at in turns]
             engine.update_history(scope, parse_messages(messages))
-        if not engine.wait_idle(timeout=3600):
-            raise RuntimeError("the background work did not finish")
+        engine.wait_idle(timeout=3600)
         state = check_filled(engine, None)
         state["model"] = embedder_of(engine).name
         return state

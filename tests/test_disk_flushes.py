@@ -29,11 +29,11 @@ def drive(folder: str):
     engine.open()
     sc = scope()
     try:
-        assert engine.wait_idle(120)
+        engine.wait_idle(120)
         os.mkdir(os.path.join(folder, "turns-begin"))
         for i in range(EXCHANGES):
             exchange(engine, sc, f"my favourite colour is green and my locker is number {i}", "noted")
-            assert engine.wait_idle(120)
+            engine.wait_idle(120)
         os.mkdir(os.path.join(folder, "turns-end"))
         stats = engine.stats(sc)
         print(json.dumps({"vectors": stats["vectors"], "pending": stats["pending_jobs"],

@@ -28,7 +28,7 @@ def _recalled(engine, sc, query, **kw):
 def _told(engine, sc, texts):
     for text in texts:
         store(engine, sc, user(text))
-    assert engine.wait_idle()
+    engine.wait_idle()
 
 
 def test_the_memory_that_answers_comes_first(make_engine):
@@ -47,7 +47,7 @@ def test_a_reply_that_says_nothing_never_comes_before_the_answer(make_engine):
     sc = scope()
     for fact in ("I'm a vegetarian.", "Peanuts make my throat swell up."):
         store(engine, sc, user(fact), assistant("Understood."))
-    assert engine.wait_idle()
+    engine.wait_idle()
     assert _recalled(engine, sc, "what am I allergic to")[0] == "Peanuts make my throat swell up."
 
 

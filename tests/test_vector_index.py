@@ -100,7 +100,7 @@ def test_only_the_daemon_reads_the_users_vectors_ahead(tmp_path):
     daemon.open(holder="daemon", semantic="background")
     for user in ("ana", "rui"):
         exchange(daemon, scope(user), f"{user} has a red bicycle", "Nice.")
-    assert daemon.wait_idle()
+    daemon.wait_idle()
     daemon.close()
     command = MemoryEngine(config)
     command.open(lock_timeout=0, semantic="now")
@@ -108,6 +108,6 @@ def test_only_the_daemon_reads_the_users_vectors_ahead(tmp_path):
     command.close()
     daemon = MemoryEngine(config)
     daemon.open(holder="daemon", semantic="background")
-    assert daemon.wait_idle()
+    daemon.wait_idle()
     assert sorted(daemon.store._vectors._users) == ["ana", "rui"]
     daemon.close()

@@ -553,12 +553,14 @@ class MemoryEngine(Upkeep):
                 LOG.exception("a pause listener failed")
         return now_paused
 
-    def wait_idle(self, timeout: float = 60) -> bool:
+    def wait_idle(self, timeout: float = 60):
         """Wait for the model and the vectors to load (if they load in the
-        background), then for the work queued so far (embeddings, facts, plugins)."""
+        background), then for the work queued so far (embeddings, facts,
+        plugins); TimeoutError if that is not done in ``timeout`` seconds, so
+        that nothing is asserted of work that has not run."""
         deadline = time.monotonic() + timeout
         if self._loader is not None:
             self._loader.join(timeout)
             if self._loader.is_alive():
-                return False
-        return self.background.wait_idle(max(0.0, deadline - time.monotonic()))
+                raise TimeoutError(f"waited {timeout:g} s for the background work: the model is still loading")
+        self.background.wait_idle(max(0.0, deadline - time.monotonic()))

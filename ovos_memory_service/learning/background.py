@@ -3,7 +3,8 @@ embeddings), started and stopped together, and the plugin backends'
 after-update calls. Each worker takes jobs from the store's queues
 (Store.claim), so a job is queued with what it is about and never lost."""
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import time
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from typing import Callable, List, Optional
 
 from ovos_utils.log import LOG
@@ -72,10 +73,17 @@ class Background:
     def last_error(self) -> Optional[str]:
         return self.last_call_error or next((w.last_error for w in self.workers if w.last_error), None)
 
-    def wait_idle(self, timeout: float = 60) -> bool:
-        """Wait for the work queued so far (tests, benchmarks): the calls, facts and embeddings."""
-        self._calls.submit(lambda: None).result(timeout)
-        return all(worker.drain(timeout) for worker in self.workers if worker is not self.llm)
+    def wait_idle(self, timeout: float = 60):
+        """Wait for the work queued so far (tests, benchmarks): the calls, facts
+        and embeddings; TimeoutError if it is not done in ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        try:
+            self._calls.submit(lambda: None).result(timeout)
+        except FutureTimeout:  # not the builtin TimeoutError before Python 3.11
+            raise TimeoutError(f"waited {timeout:g} s for the background work: a plugin's update still runs")
+        for worker in self.workers:
+            if worker is not self.llm:
+                worker.drain(max(0.0, deadline - time.monotonic()))
 
     def stop(self):
         self._calls.shutdown(wait=True)

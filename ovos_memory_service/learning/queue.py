@@ -112,15 +112,15 @@ class QueueWorker:
     def pending(self) -> int:
         return self.store.pending(self.queues)
 
-    def drain(self, timeout: float = 60) -> bool:
-        """Wait until the queue is empty (tests, benchmarks, reindex)."""
+    def drain(self, timeout: float = 60):
+        """Wait until the queue is empty (tests, benchmarks); TimeoutError if it is not in time."""
         deadline = time.monotonic() + timeout
         while self.pending():
             if time.monotonic() > deadline:
-                return False
+                raise TimeoutError(f"waited {timeout:g} s for the background work: {self._thread.name} "
+                                   f"still has {self.pending()} jobs")
             self.wake()
             time.sleep(0.02)
-        return True
 
     def postpone(self, job: Job, error: str):
         """Retry a failed job later, waiting twice as long after each failure."""
