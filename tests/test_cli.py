@@ -262,3 +262,87 @@ def test_forget_shows_every_item_with_an_id_prefix_that_id_accepts(two_personas)
     unknown = run(two_personas, "forget", "--id", "0123456789ab", "--yes")
     assert unknown.exit_code == 1 and "0123456789ab" in unknown.output
     assert json.loads(ok(two_personas, "list", "--json", "--limit", "200"))["total"] == listed["total"] - 1
+
+
+# ------------------------------------------------- output like the neighbours'
+LONG = ("I keep my grandmother's recipe for almond cake in the blue notebook on the kitchen shelf "
+        "next to the cookbooks she left me")
+
+
+@pytest.fixture
+def long_memory(make_engine, tmp_path):
+    engine = make_engine()
+    engine.remember(scope(user="default", session="default"), LONG)
+    engine.close()
+    return tmp_path / "memory"
+
+
+def test_a_listing_piped_elsewhere_has_one_line_per_memory(long_memory):
+    """``ovos-memory list | cat`` (or into a file, or less): a plain layout, no
+    table drawn at 80 columns that wraps each memory one word per line."""
+    output = ok(long_memory, "list")
+    lines = [line for line in output.splitlines() if LONG in line]
+    assert len(lines) == 1, output
+    assert not re.search(r"[─━│┃┏┓┗┛┌┐└┘╭╮╰╯]", output), output
+    memory = json.loads(ok(long_memory, "list", "--json"))["memories"][0]
+    assert lines[0].split("\t") == [memory["id"][:12], "fact", memory["created_at"][:16].replace("T", " "),
+                                    "default", "-", LONG]
+
+
+def in_a_terminal(data_dir, columns: int, *args) -> str:
+    """The command run as in a terminal ``columns`` wide: a pseudo-terminal as
+    its standard output; what it printed there."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+    from ovos_memory_service.edge.cli import cli as command
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    saved, terminal = sys.stdout, os.fdopen(slave, "w", encoding="utf-8")
+    sys.stdout = terminal
+    try:
+        command.main(["--data-dir", str(data_dir), *args], prog_name="ovos-memory", standalone_mode=False)
+        terminal.flush()
+    finally:
+        sys.stdout = saved
+        terminal.close()
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's other end is closed: all read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(chunks).decode("utf-8")).replace("\r", "")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_tables_fit_the_terminal(long_memory, columns):
+    shown = in_a_terminal(long_memory, columns, "list")
+    assert max(len(line) for line in shown.splitlines()) <= columns, shown
+    words = " ".join(line.split("│")[-2].strip() for line in shown.splitlines() if line.count("│") > 2)
+    assert " ".join(words.split()) == LONG, shown  # wrapped between words, all of them
+
+
+def test_stats_says_whose_remembering_is_paused(make_engine, tmp_path):
+    engine = make_engine()
+    exchange(engine, scope(user="ana", session="kitchen"), "I hate coriander", "Noted")
+    engine.pause(scope(user="ana", session="kitchen"), "user", True)
+    engine.pause(scope(user="bob", session="bedroom"), "session", True)
+    engine.close()
+    data_dir = tmp_path / "memory"
+    shown = ok(data_dir, "stats")
+    assert re.search(r"paused.*ana.*every session", shown), shown
+    assert re.search(r"paused.*bob.*bedroom", shown), shown
+    pauses = json.loads(ok(data_dir, "stats", "--json"))["pauses"]
+    assert sorted((p["user_id"], p["session_id"]) for p in pauses) == [("ana", None), ("bob", "bedroom")]
+    engine = make_engine()
+    engine.pause(scope(user="ana"), "user", False)
+    engine.pause(scope(user="bob", session="bedroom"), "session", False)
+    engine.close()
+    assert re.search(r"remembering: on", ok(data_dir, "stats")), ok(data_dir, "stats")

@@ -6,9 +6,10 @@ store itself under the same lock (the daemon waits for it to finish). Either
 way a single process writes the store.
 """
 import json
+import os
 import sys
 import time
-from typing import Optional
+from typing import List, Optional, Sequence
 
 import click
 from ovos_utils.log import LOG
@@ -27,7 +28,6 @@ from ovos_memory_service.store import open_store
 from ovos_memory_service.store.migrate import MigrationIncomplete, migrate as move_memories
 from ovos_memory_service.store.seed import default_paths, seed_records
 
-console = Console()
 IMPORT_BATCH = 200
 EXPORT_PAGE = 500
 ID_PREFIX = 12  # how much of an id tables show; --id takes it (or any unique prefix)
@@ -115,16 +115,62 @@ def emit_json(value):
     click.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
-def memory_table(memories, title: str, with_score: bool = False):
+# ---------------------------------------------------------------- tables
+# In a terminal, a table as wide as the terminal; otherwise (a pipe, a file,
+# less) one line per row, columns separated by tabs and nothing wrapped, and
+# the table's title on standard error, as ls, git and docker do.
+def in_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def terminal_console() -> Console:
+    """A console for standard output as wide as the terminal it is (rich
+    measures the process's first three descriptors, which need not be it)."""
+    try:
+        width = os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        width = None
+    return Console(file=sys.stdout, width=width)
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def show_table(title: str, columns: Sequence[str], rows: List[Sequence[str]], folded: Sequence[str] = ()):
+    """``rows`` under ``columns``; ``folded``: the columns that wrap in a
+    terminal (the others keep at most 20 characters there)."""
+    if not in_terminal():
+        click.echo(title, err=True)
+        click.echo("\t".join(columns))
+        for row in rows:
+            click.echo("\t".join(one_line(cell) for cell in row))
+        return
+    console = terminal_console()
     table = Table(title=title)
-    for column in ("id", "kind", "created", "session", "persona", *(["score"] if with_score else []), "content"):
-        table.add_column(column, overflow="fold" if column in ("content", "id") else "ellipsis",
-                         max_width=None if column == "content" else 20)
-    for m in memories:
-        table.add_row(m["id"][:ID_PREFIX], m["kind"], m["created_at"][:16].replace("T", " "), m["session_id"],
-                      m["persona_id"] or "-", *([f"{m['score']:.2f}"] if with_score else []),
-                      m["content"])
+    for column in columns:
+        table.add_column(column, overflow="fold" if column in folded else "ellipsis",
+                         max_width=None if column == columns[-1] else 20)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
+
+
+def memory_table(memories, title: str, with_score: bool = False):
+    columns = ("id", "kind", "created", "session", "persona", *(["score"] if with_score else []), "content")
+    show_table(title, columns, [(m["id"][:ID_PREFIX], m["kind"], m["created_at"][:16].replace("T", " "),
+                                 m["session_id"], m["persona_id"] or "-",
+                                 *([f"{m['score']:.2f}"] if with_score else []), m["content"]) for m in memories],
+               folded=("id", "content"))
+
+
+def pauses_line(pauses: List[dict]) -> str:
+    """Whose remembering is paused, in a few words."""
+    if not pauses:
+        return "remembering: on for everyone"
+    return "remembering: paused for " + ", ".join(
+        f"{p['user_id']} ({'every session' if p['session_id'] is None else 'session ' + p['session_id']})"
+        for p in pauses)
 
 
 scope_options = [
@@ -167,22 +213,20 @@ def cli(ctx, data_dir: Optional[str]):
 @json_option
 @click.pass_context
 def stats(ctx, user, as_json):
-    """Memories per user and kind, and the service's health."""
+    """Memories per user and kind, whose remembering is paused, and the service's health."""
     reply = call(ctx, "memory.admin.overview", {"filter": {"user_id": user} if user else {}})
     if as_json:
         return emit_json({k: v for k, v in reply.items() if k != "ok"})
-    table = Table(title=f"memories in {data_dir(ctx.obj['config'])}")
-    for column in ("user", "total", *KINDS, "newest"):
-        table.add_column(column)
-    for u in reply["users"]:
-        table.add_row(u["user_id"], str(u["total"]), *(str(u[k]) for k in KINDS), (u["newest"] or "")[:16])
-    console.print(table)
+    show_table(f"memories in {data_dir(ctx.obj['config'])}", ("user", "total", *KINDS, "newest"),
+               [(u["user_id"], str(u["total"]), *(str(u[k]) for k in KINDS), (u["newest"] or "")[:16].replace("T", " "))
+                for u in reply["users"]], folded=("user",))
     semantic = reply["semantic_recall"]
     semantic = (f"on, {reply['embedding_model']}" if semantic is True else semantic if isinstance(semantic, str)
                 else f"off ({reply['semantic_error']})")
-    console.print(f"semantic recall: {semantic}; "
-                  f"vectors: {reply['vectors']}; pending jobs: {reply['pending_jobs']} ({reply['llm_jobs']} for an LLM); "
-                  f"last background error: {reply['last_background_error'] or 'none'}")
+    click.echo(pauses_line(reply["pauses"]))
+    click.echo(f"semantic recall: {semantic}; "
+               f"vectors: {reply['vectors']}; pending jobs: {reply['pending_jobs']} ({reply['llm_jobs']} for an LLM); "
+               f"last background error: {reply['last_background_error'] or 'none'}")
 
 
 @cli.command(name="list")

@@ -14,14 +14,14 @@ class Upkeep:
     """Mixed into MemoryEngine (self.store, self.reader, self.personas, self.background)."""
 
     def overview(self, user_id: Optional[str] = None) -> dict:
-        """Every user's memories per kind, and the store's health."""
+        """Every user's memories per kind, whose remembering is paused, and the store's health."""
         users = {}
         for user, kind, n, newest in self.store.users_overview(user_id):
             entry = users.setdefault(user, {"user_id": user, "total": 0, "newest": None, **{k: 0 for k in KINDS}})
             entry[kind] = n
             entry["total"] += n
             entry["newest"] = max(entry["newest"] or "", iso_time(newest))
-        return {"users": list(users.values()), **self.health()}
+        return {"users": list(users.values()), "pauses": self.store.pauses(user_id), **self.health()}
 
     def export(self, offset: int = 0, limit: int = 100, **scope) -> dict:
         with self.store.transaction():  # the page and its total agree

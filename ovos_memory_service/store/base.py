@@ -371,6 +371,11 @@ class Store(abc.ABC):
         ...
 
     @abc.abstractmethod
+    def pauses(self, user_id: Optional[str] = None) -> List[dict]:
+        """Every pause (of ``user_id``): {"user_id", "session_id"}, session_id None
+        for every session of the user; by user, then session."""
+
+    @abc.abstractmethod
     def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:
         """The ids stored by an acknowledged update with this request id."""
 

@@ -137,7 +137,7 @@ def migrate(source: Store, target: Store, progress: Optional[Callable[[str, int,
             target.enqueue(job["queue"], [job["subject"]], job["persona_id"], job["lang"], job["next_at"])
     result.jobs = len(jobs)
 
-    pauses = _rows(source, "SELECT user_id, session_id FROM pauses")
+    pauses = source.pauses()
     for pause in pauses:
         target.set_paused(Scope(pause["user_id"], pause["session_id"] or "-"),
                           "session" if pause["session_id"] else "user", True)

@@ -37,6 +37,12 @@ class Admin:
             else:  # resuming the user resumes every session of the user too
                 cur.execute("DELETE FROM pauses WHERE user_id = %s", [scope.user_id])
 
+    def pauses(self, user_id: Optional[str] = None) -> List[dict]:
+        with self._cursor() as cur:
+            rows = cur.execute("SELECT user_id, session_id FROM pauses WHERE %s::text IS NULL OR user_id = %s "
+                               "ORDER BY user_id, session_id", [user_id, user_id]).fetchall()
+        return [{"user_id": r["user_id"], "session_id": r["session_id"] or None} for r in rows]
+
     # -------------------------------------------------------- request ids
     def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:
         with self._cursor(scope.user_id) as cur:

@@ -28,6 +28,12 @@ class Admin:
             else:  # resuming the user resumes every session of the user too
                 self.db.execute("DELETE FROM pauses WHERE user_id = ?", [scope.user_id])
 
+    def pauses(self, user_id: Optional[str] = None) -> List[dict]:
+        with self._reading() as db:
+            rows = db.execute("SELECT user_id, session_id FROM pauses WHERE ? IS NULL OR user_id = ? "
+                              "ORDER BY user_id, session_id", [user_id, user_id]).fetchall()
+        return [{"user_id": user, "session_id": session or None} for user, session in rows]
+
     # -------------------------------------------------------- request ids
     def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:
         with self._reading() as db:
