@@ -568,6 +568,14 @@ def test_pauses(store):
     assert not store.is_paused(ALICE) and not store.is_paused(ALICE_CAR)
 
 
+def test_pauses_are_listed_by_user(store):
+    assert store.pauses() == []
+    store.set_paused(CAROL, "user", True)
+    store.set_paused(ALICE, "session", True)
+    assert store.pauses() == [{"user_id": "alice", "session_id": "kitchen"}, {"user_id": "carol", "session_id": None}]
+    assert store.pauses("carol") == [{"user_id": "carol", "session_id": None}]
+
+
 def test_request_ids(store):
     assert store.find_request(ALICE, "r1") is None
     store.save_request(ALICE, "r1", ["a", "b"], 100.0)
