@@ -28,3 +28,13 @@ def test_closing_the_engine_ends_every_thread_it_started(make_engine):
     engine.close()
     left = [t.name for t in threading.enumerate() if t not in before and t.is_alive()]
     assert left == [], f"threads left running after close: {left}"
+
+
+def test_the_configuration_is_held_in_one_place_and_a_reload_changes_it_there(make_engine):
+    from ovos_memory_service.common.config import build_config
+    engine = make_engine()
+    held = engine.config
+    assert engine.reader.config is held and engine.personas.config is held and engine.background.facts.config is held
+    engine.reload(build_config({**held, "recall_facts_limit": 7, "share_facts_across_personas": False}))
+    assert engine.config is held and held["recall_facts_limit"] == 7
+    assert engine.reader.config["recall_facts_limit"] == 7 and not engine.personas.share_facts()

@@ -131,6 +131,16 @@ def build_config(overrides: dict = None) -> dict:
     return config
 
 
+def replace_config(held: dict, new: dict):
+    """Make ``held`` say what ``new`` says. The service's configuration is one
+    dict, which the engine and every part it builds (the reader, the persona
+    registry, the workers, the voice skill) keep and read at each use: a
+    reload (SIGHUP) changes it there, once."""
+    held.update(new)
+    for key in [k for k in held if k not in new]:
+        del held[key]
+
+
 def unknown_keys(overrides: dict) -> list:
     """``(dotted key, nearest valid dotted key or None)`` for every key of the
     ``memory_service`` section that is not a setting: top-level keys, and the

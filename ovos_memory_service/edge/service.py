@@ -45,8 +45,8 @@ class MemoryService:
     def __init__(self, bus: Optional[MessageBusClient] = None, config: Optional[dict] = None,
                  ready_hook: Callable = _log_ready, error_hook: Callable = _log_error,
                  stopping_hook: Callable = _log_stopping):
-        self._config_given = config is not None
-        self.config = build_config(config if self._config_given else read_mycroft_conf())
+        # the service's configuration, held here and by the engine (the same dict)
+        self.config = build_config(config if config is not None else read_mycroft_conf())
         self.bus = bus
         self._own_bus = bus is None
         self.engine = MemoryEngine(self.config)
@@ -115,12 +115,9 @@ class MemoryService:
         except Exception:
             LOG.exception("configuration reload failed; keeping the running configuration")
             return
-        self.config = config
-        if self.skill is not None:
-            self.skill.memory_config = config
-        if self.bus is not None and self._accepting and config["voice_commands"]:
+        if self.bus is not None and self._accepting and self.config["voice_commands"]:
             self.host_skill()
-        elif not config["voice_commands"]:
+        elif not self.config["voice_commands"]:
             self.unhost_skill()
         LOG.info("configuration reloaded")
 

@@ -19,7 +19,7 @@ from ovos_memory_service.learning.background import Background
 from ovos_memory_service.learning.fact_worker import as_fact
 from ovos_memory_service.backends import Backend, Context, can_recall
 from ovos_memory_service.backends.reader import StoreReader
-from ovos_memory_service.common.config import cache_dir, data_dir
+from ovos_memory_service.common.config import cache_dir, data_dir, replace_config
 from ovos_memory_service.common.errors import EmbeddingsUnavailable, InvalidRequest, NotFound
 from ovos_memory_service.learning.facts.extract import extract_facts
 from ovos_memory_service.learning.facts.model import Fact, derived_only_from, record
@@ -52,6 +52,7 @@ def _spoken(text: str) -> str:
 
 class MemoryEngine(Upkeep):
     def __init__(self, config: dict, clock: Callable[[], float] = time.time):
+        # the service's configuration: this dict, kept (not copied) by every part below
         self.config = config
         # what "now" is for conversations, timeouts and stored times (tests move it)
         self.clock = clock
@@ -223,10 +224,8 @@ class MemoryEngine(Upkeep):
         if data_dir(config) != data_dir(self.config):
             LOG.warning("data_dir changed: restart the service to move the store")
             config = {**config, "data_dir": self.config["data_dir"]}
-        self.config = config
-        self.reader.config = config
-        self.background.facts.config = config
-        self.personas.reload(config)
+        replace_config(self.config, config)  # the dict every part reads
+        self.personas.reload()
 
     def backend(self, persona_id: Optional[str]) -> Backend:
         return self.personas.backend(persona_id)

@@ -103,9 +103,8 @@ class PersonaRegistry:
         with self._lock:
             return [{"persona_id": k or None, "memory_module": b.name} for k, b in self._backends.items()]
 
-    def reload(self, config: dict):
-        """A new configuration: every backend is built again when next used."""
-        self.config = config
+    def reload(self):
+        """The configuration changed (in place): every backend is built again when next used."""
         self.close()
 
     def close(self):
