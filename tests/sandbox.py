@@ -132,7 +132,7 @@ class Stack:
 
     def start_service(self, wait=True):
         """Start the daemon; with ``wait``, until it is ready and its model loaded
-        (it answers before, by keywords: tests/test_store_work.py)."""
+        (it answers before, by keywords: tests/store/test_store_work.py)."""
         self.service = start_service(self.env, self.log)
         if wait:
             wait_ready(self.client)

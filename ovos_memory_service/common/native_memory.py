@@ -1,6 +1,6 @@
 """The process's native heap (glibc's malloc), which the models (onnxruntime)
 and SQLite's vector index (LanceDB, pyarrow) share: measured under
-benchmarks/soak.py, see tests/test_memory_flat.py and models/embedder.py."""
+benchmarks/soak.py, see tests/models/test_memory_flat.py and models/embedder.py."""
 import ctypes
 import os
 from functools import lru_cache

@@ -9,7 +9,7 @@ so in its log (``opted_in()``).
 
 Checked in the installed packages (grep for telemetry, analytics, posthog,
 segment, sentry, DO_NOT_TRACK, and the env var names in their native
-libraries), and by tests/test_privacy.py (loopback-only namespace, strace):
+libraries), and by tests/project/test_privacy.py (loopback-only namespace, strace):
 - onnxruntime (1.32, through fastembed): records telemetry events with a
   device id in ~/.cache/Microsoft/DeveloperTools/.onnxruntime/ and looks up a
   Microsoft events host every few seconds. ``disable_telemetry_events()`` does

@@ -10,7 +10,7 @@ downloads anything for it. The multilingual model
 fastembed model name is fetched by fastembed as usual, unless ``model_path``
 names a local folder.
 
-Memory (measured under benchmarks/soak.py, see tests/test_memory_flat.py):
+Memory (measured under benchmarks/soak.py, see tests/models/test_memory_flat.py):
 - fastembed pads each batch to its longest text, and the activations of a
   batch of 16 long turns take ~100 MB. Texts are sorted by length and cut
   into batches of at most ``TOKEN_BUDGET`` padded tokens (less padding to

@@ -13,7 +13,7 @@ once, makes these rewrites (each returns what it changes) and writes it once
 - ``matmuls_in_int8``: each MatMul by a weight quantizes its input on the fly
   and multiplies in int8, as onnxruntime's dynamic quantization does. A query
   embeds twice as fast and the session is 30 MB smaller; the vectors agree
-  with the float32 ones to a cosine of 0.99 (tests/test_bundled_model.py).
+  with the float32 ones to a cosine of 0.99 (tests/models/test_bundled_model.py).
 
 And one that changes no number: ``nan_guards_removed`` drops a NaN check
 after each attention Softmax that cannot fire.

@@ -20,13 +20,13 @@ copies of the users heard from last are made ahead (``warm``). The copies hold e
 vector as int8 codes and a scale (a quarter of float32's memory, so that the
 vectors of 50 users with 2,000 memories each all fit): with the default model,
 the cosines they give differed from float32's by less than 0.002
-(tests/test_vector_index.py), and a search of 2,000 vectors takes 0.1 ms. Reading a user's vectors
+(tests/store/test_vector_index.py), and a search of 2,000 vectors takes 0.1 ms. Reading a user's vectors
 back goes through a BTREE index on ``user_id`` (made when the files open;
 each compaction adds the rows written since, which are scanned until then,
 and drops deleted ones): 9.1 ms without it, 4.3 ms with it, for one of 50
 users' 2,000 vectors in a table of 100,000.
 
-Native memory (tests/test_memory_flat.py): RSS grew by ~35 MB per 200 writes
+Native memory (tests/models/test_memory_flat.py): RSS grew by ~35 MB per 200 writes
 without end. pyarrow's default pool, mimalloc, kept the pages that the
 conversions of every write freed (on LanceDB's threads), 70+ MB after 600
 writes while pyarrow counted nothing allocated: pyarrow allocates with the
