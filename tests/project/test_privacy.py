@@ -7,7 +7,7 @@ and so does any DNS lookup, even one aimed at a loopback resolver. The same
 run checks that the service writes files only where the README says.
 
 This file is also the driver that runs inside the namespace:
-``python -m tests.test_privacy drive SETUP.json``.
+``python -m tests.project.test_privacy drive SETUP.json``.
 """
 import json
 import os
@@ -176,7 +176,7 @@ def test_the_daemon_makes_no_outside_connection_and_writes_only_its_own_files(tm
     driver_env = sandbox_env(driver_home, port)
     driver_env["PYTHONPATH"] = str(ROOT)
     command = (f"ip link set lo up && exec strace -f -qq -s 200 -e trace={TRACED} "
-               f"-o {trace_file} {sys.executable} -m tests.test_privacy drive {setup_file}")
+               f"-o {trace_file} {sys.executable} -m tests.project.test_privacy drive {setup_file}")
     driver = subprocess.run(["unshare", "-n", "sh", "-c", command], env=driver_env, cwd=ROOT,
                             capture_output=True, text=True, timeout=RUN_FOR_S + 150)
     assert driver.returncode == 0, driver.stdout + driver.stderr

@@ -57,7 +57,7 @@ def test_only_the_turns_wait_for_the_disk(tmp_path):
     trace_file = tmp_path / "strace.log"
     run = subprocess.run(
         ["strace", "-f", "-qq", "-y", "-e", "trace=fsync,fdatasync,mkdir,mkdirat", "-o", str(trace_file),
-         sys.executable, "-m", "tests.test_disk_flushes", str(tmp_path)],
+         sys.executable, "-m", "tests.store.test_disk_flushes", str(tmp_path)],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads(run.stdout.strip().splitlines()[-1])
