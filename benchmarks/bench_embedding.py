@@ -21,11 +21,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from ovos_memory_service.config import build_config  # noqa: E402
-from ovos_memory_service.engine import MemoryEngine  # noqa: E402
-from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.background.embedding import embed_text  # noqa: E402
-from ovos_memory_service.wire import parse_messages  # noqa: E402
+from ovos_memory_service.common.config import build_config  # noqa: E402
+from ovos_memory_service.engine.engine import MemoryEngine  # noqa: E402
+from ovos_memory_service.common.scope import Scope  # noqa: E402
+from ovos_memory_service.models.embedder import embed_text  # noqa: E402
+from ovos_memory_service.common.wire import parse_messages  # noqa: E402
 from benchmarks.locomo import DEFAULT_DATA, sessions  # noqa: E402
 
 

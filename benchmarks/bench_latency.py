@@ -73,8 +73,8 @@ from pathlib import Path  # noqa: E402
 
 from ovos_utils.log import LOG  # noqa: E402
 
-from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.wire import parse_messages  # noqa: E402
+from ovos_memory_service.common.scope import Scope  # noqa: E402
+from ovos_memory_service.common.wire import parse_messages  # noqa: E402
 from ovos_memory_service.store import open_store  # noqa: E402
 from ovos_memory_service.store.migrate import migrate  # noqa: E402
 from tests.pg import PostgresServer  # noqa: E402
@@ -319,9 +319,9 @@ def moved_to_postgresql(template: dict, server) -> dict:
     in as ``ovos-memory migrate --to postgresql`` moves a device's store."""
     block = {"backend": "postgresql", "dsn": server.dsn, "schema": server.new_schema()}
     started = time.perf_counter()
-    source = open_store({"data_dir": str(template["path"])}, holder="bench")
+    source = open_store({"backend": "sqlite"}, str(template["path"]), LANG, holder="bench")
     try:
-        target = open_store({"store": block, "lang": LANG}, holder="bench")
+        target = open_store(block, str(template["path"]), LANG, holder="bench")
         try:
             moved = migrate(source, target)
         finally:

@@ -32,10 +32,10 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 
-from ovos_memory_service.config import build_config  # noqa: E402
-from ovos_memory_service.engine import MemoryEngine  # noqa: E402
-from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.wire import parse_messages  # noqa: E402
+from ovos_memory_service.common.config import build_config  # noqa: E402
+from ovos_memory_service.engine.engine import MemoryEngine  # noqa: E402
+from ovos_memory_service.common.scope import Scope  # noqa: E402
+from ovos_memory_service.common.wire import parse_messages  # noqa: E402
 from tests.sandbox import free_port, wait_port  # noqa: E402
 
 SCOPE = Scope("alice", "kitchen", "sage", "en-us")

@@ -30,9 +30,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # first: importing it puts the process in its temporary HOME/XDG sandbox (_ROOT)
 from benchmarks import bench_latency as latency  # noqa: E402
 from benchmarks import latency_store as filled  # noqa: E402
-from ovos_memory_service.config import build_config  # noqa: E402
-from ovos_memory_service.engine import MemoryEngine  # noqa: E402
-from ovos_memory_service.vectors.embedder import MULTILINGUAL_MODEL  # noqa: E402
+from ovos_memory_service.common.config import build_config  # noqa: E402
+from ovos_memory_service.engine.engine import MemoryEngine  # noqa: E402
+from ovos_memory_service.models.multilingual import MULTILINGUAL_MODEL  # noqa: E402
 
 
 def cached_store(args) -> Path:

@@ -34,8 +34,8 @@ import time  # noqa: E402
 from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from ovos_memory_service.client import MemoryClient, MemoryTimeout  # noqa: E402
-from ovos_memory_service.vectors.index import TABLE  # noqa: E402
+from ovos_memory_service.common.client import MemoryClient, MemoryTimeout  # noqa: E402
+from ovos_memory_service.store.sqlite.lance_index import TABLE  # noqa: E402
 from tests.sandbox import Stack, connect  # noqa: E402
 
 PERSONA = "crash-rag"

@@ -38,7 +38,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from ovos_memory_service.facts import extract_facts  # noqa: E402
+from ovos_memory_service.learning.facts import extract_facts  # noqa: E402
 
 DATA = os.path.join(ROOT, "benchmarks", "fact_sentences")
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")

@@ -39,8 +39,8 @@ from collections import Counter, defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from ovos_memory_service.facts import extract_facts  # noqa: E402
-from ovos_memory_service.resources import stop_words  # noqa: E402
+from ovos_memory_service.learning.facts import extract_facts  # noqa: E402
+from ovos_memory_service.common.resources import stop_words  # noqa: E402
 
 DEFAULT_DATA = os.path.join(ROOT, "..", "shared", "data", "locomo10.json")
 DEV = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")

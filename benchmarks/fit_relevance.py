@@ -1,4 +1,4 @@
-"""Fit the calibrated relevance of ovos_memory_service/relevance.py on the
+"""Fit the calibrated relevance of ovos_memory_service/backends/relevance.py on the
 development splits of the labelled sets: the relevance set
 (benchmarks/relevance/) and the understanding set (benchmarks/understanding/:
 personal facts asked back in other words, topics named by one word, questions
@@ -14,7 +14,7 @@ benchmarks/relevance/README.md), or with a fact learnt only from them, are left
 out of the fit: the score is computed from the memory's own text.
 
 Each embedding model is fitted on the languages it serves by default
-(vectors/embedder.py), in two steps, by maximum likelihood with every weight
+(models/embedder.py), in two steps, by maximum likelihood with every weight
 but the intercepts at least 0 (more of any evidence never makes a memory less
 relevant):
 1. a logistic model of each memory's own evidence (``Fitted.evidence``);
@@ -45,11 +45,11 @@ sys.path.insert(0, ROOT)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from benchmarks.relevance_data import judged, load_sets, open_engine, store_scenarios  # noqa: E402
-from ovos_memory_service import relevance  # noqa: E402
-from ovos_memory_service.config import DEFAULTS  # noqa: E402
-from ovos_memory_service.items import KINDS  # noqa: E402
+from ovos_memory_service.backends import relevance  # noqa: E402
+from ovos_memory_service.common.config import DEFAULTS  # noqa: E402
+from ovos_memory_service.common.items import KINDS  # noqa: E402
 
-# each model is fitted on the languages it serves by default (vectors/embedder.py)
+# each model is fitted on the languages it serves by default (models/embedder.py)
 MODELS = {"sentence-transformers/all-MiniLM-L6-v2": ("en-us",),
           "google/universal-sentence-encoder-multilingual-3": ("pt-pt", "es-es", "de-de")}
 RECALL, FORGET = DEFAULTS["recall_relevance_threshold"], DEFAULTS["forget_relevance_threshold"]

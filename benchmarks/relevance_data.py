@@ -13,10 +13,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from ovos_memory_service.config import build_config
-from ovos_memory_service.engine import MemoryEngine
-from ovos_memory_service.scope import Scope
-from ovos_memory_service.wire import parse_messages
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.engine.engine import MemoryEngine
+from ovos_memory_service.common.scope import Scope
+from ovos_memory_service.common.wire import parse_messages
 
 
 @dataclass
@@ -82,8 +82,7 @@ def store_scenarios(engine: MemoryEngine, sets: List[dict]) -> List[StoredScenar
                                                                    {"role": "assistant", "content": reply}]))["ids"]
                 item.ids.update({f"u{i}": ids[0], f"a{i}": ids[1]})
             stored.append(item)
-    if not engine.wait_idle(600):
-        raise TimeoutError("the background work (embeddings, facts) did not finish")
+    engine.wait_idle(600)
     return stored
 
 

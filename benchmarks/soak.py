@@ -54,8 +54,8 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from ovos_memory_service.client import MemoryClient  # noqa: E402
-from ovos_memory_service.vectors.index import TABLE  # noqa: E402
+from ovos_memory_service.common.client import MemoryClient  # noqa: E402
+from ovos_memory_service.store.sqlite.lance_index import TABLE  # noqa: E402
 from tests.sandbox import Stack, connect  # noqa: E402
 
 WORDS = ("garden tomato bicycle passport guitar sister doctor meeting kitten lisbon train recipe "

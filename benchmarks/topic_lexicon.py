@@ -19,9 +19,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from ovos_memory_service.resources import topics  # noqa: E402
+from ovos_memory_service.common.resources import topics  # noqa: E402
 from ovos_memory_service.store.sqlite.keywords import TOKENIZER, quote  # noqa: E402
-from ovos_memory_service.words import keywords, topic_words  # noqa: E402
+from ovos_memory_service.common.words import keywords, topic_words  # noqa: E402
 
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 

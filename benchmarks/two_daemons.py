@@ -67,10 +67,10 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from ovos_memory_service.client import MemoryTimeout  # noqa: E402
+from ovos_memory_service.common.client import MemoryTimeout  # noqa: E402
 from ovos_memory_service.store.postgresql.connection import CLAIMANTS  # noqa: E402
 from ovos_memory_service.store.postgresql.memories import EMBEDDABLE  # noqa: E402
-from ovos_memory_service.wire import iso_time  # noqa: E402
+from ovos_memory_service.common.wire import iso_time  # noqa: E402
 from tests.pg import PostgresServer  # noqa: E402
 from tests.sandbox import Stack  # noqa: E402
 

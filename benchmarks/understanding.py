@@ -60,9 +60,9 @@ _SANDBOX = tempfile.mkdtemp(prefix="understanding-")
 atexit.register(shutil.rmtree, _SANDBOX, True)
 isolate(_SANDBOX)
 
-from ovos_memory_service.items import KINDS  # noqa: E402
-from ovos_memory_service.vectors.embedder import MODEL_ENV  # noqa: E402
-from ovos_memory_service.vectors.reranker import RERANK_LOADING  # noqa: E402
+from ovos_memory_service.common.items import KINDS  # noqa: E402
+from ovos_memory_service.models.embedder import MODEL_ENV  # noqa: E402
+from ovos_memory_service.models.reranker import RERANK_LOADING  # noqa: E402
 from tests.sandbox import Stack, wait_ready  # noqa: E402
 
 DATA_DIR = os.path.join(ROOT, "benchmarks", "understanding")

@@ -48,8 +48,8 @@ def fresh_stack(tmp_path):
 @pytest.fixture
 def make_engine(tmp_path):
     """Engines on real SQLite files in the test's directory, closed afterwards."""
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
+    from ovos_memory_service.common.config import build_config
+    from ovos_memory_service.engine.engine import MemoryEngine
     engines = []
 
     def make(**config):
@@ -86,8 +86,8 @@ def engine(make_engine, store_backend):
 @pytest.fixture
 def quick_retries(monkeypatch):
     """LLM retries within a test's patience (production: 5 s doubling to 10 min)."""
-    from ovos_memory_service import chat as llm
-    from ovos_memory_service.background.llm import LLMWorker
+    from ovos_memory_service.learning import llm_client as llm
+    from ovos_memory_service.learning.llm_worker import LLMWorker
     monkeypatch.setattr(LLMWorker, "first_backoff_s", 0.2)
     monkeypatch.setattr(LLMWorker, "max_backoff_s", 0.5)
     monkeypatch.setattr(llm, "COOL_DOWN_S", (0.2, 0.5))
@@ -150,7 +150,7 @@ class Gate:
 @pytest.fixture
 def multilingual_gate(monkeypatch):
     """A Gate on the multilingual model (a model change held where a test wants it)."""
-    from ovos_memory_service.vectors.multilingual import MultilingualEmbedder
+    from ovos_memory_service.models.multilingual import MultilingualEmbedder
     gate, embed = Gate(), MultilingualEmbedder.embed
 
     def embed_when_open(self, texts):

@@ -1,7 +1,9 @@
 import time
 
-from ovos_memory_service.scope import Scope
-from ovos_memory_service.wire import parse_messages
+from ovos_memory_service.common.config import build_config, data_dir
+from ovos_memory_service.common.scope import Scope
+from ovos_memory_service.common.wire import parse_messages
+from ovos_memory_service.store import open_store
 
 
 def scope(user="alice", session="s1", persona=None, lang="en-us") -> Scope:
@@ -26,6 +28,12 @@ def exchange(engine, sc, question, answer):
 
 def roles_contents(messages):
     return [(m.role, m.content) for m in messages]
+
+
+def open_configured(overrides: dict, lock_timeout: float = 30, holder: str = "cli"):
+    """The store of the configuration ``overrides`` make, opened as the engine opens it."""
+    config = build_config(overrides)
+    return open_store(config["store"], data_dir(config), config["lang"], lock_timeout, holder)
 
 
 def eventually(check, timeout=30.0, interval=0.05, what="the background work"):

@@ -1,5 +1,5 @@
 """A local HTTP server that speaks the OpenAI chat API, standing in for the LLM
-endpoint (no chat model can run in CI; tests/test_llm_real.py covers a real one).
+endpoint (no chat model can run in CI; tests/learning/test_llm_real.py covers a real one).
 
 ``mode`` says how it behaves: "healthy" answers with ``answer(messages)``,
 "hung" accepts and never answers, "slow" answers after ``delay`` seconds,

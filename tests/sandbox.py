@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ovos_bus_client import MessageBusClient
 
-from ovos_memory_service.client import MemoryClient, ResilientBusClient
-from ovos_memory_service.vectors.reranker import RERANK_LOADING
+from ovos_memory_service.common.client import MemoryClient, ResilientBusClient
+from ovos_memory_service.models.reranker import RERANK_LOADING
 
 
 def free_port() -> int:
@@ -132,7 +132,7 @@ class Stack:
 
     def start_service(self, wait=True):
         """Start the daemon; with ``wait``, until it is ready and its model loaded
-        (it answers before, by keywords: tests/test_store_work.py)."""
+        (it answers before, by keywords: tests/store/test_store_work.py)."""
         self.service = start_service(self.env, self.log)
         if wait:
             wait_ready(self.client)

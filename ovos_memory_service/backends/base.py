@@ -1,19 +1,16 @@
 """The one small base class every memory backend implements."""
 import abc
 from dataclasses import dataclass, field
-from typing import List
+from typing import List, Optional
 
 from ovos_utils.log import LOG
 
-from ovos_memory_service.items import MemoryItem
 from ovos_memory_service.backends.reader import StoreReader
-from ovos_memory_service.scope import Scope
-from ovos_memory_service.wire import ChatMessage
-
-# keys of the seed's backends that name their own files or stores: the service
-# keeps everything in its own store, so they are accepted and ignored
-STORAGE_KEYS = ("db_path", "backend", "table", "collection", "embeddings_plugin",
-                "embeddings_config", "embeddings_db_plugin", "embeddings_db_config")
+from ovos_memory_service.common.blocks import Endpoint, ignored_storage_keys, object_block
+from ovos_memory_service.common.items import MemoryItem
+from ovos_memory_service.common.scope import Scope
+from ovos_memory_service.common.wire import ChatMessage
+from ovos_memory_service.learning.llm_client import ChatClient
 
 
 @dataclass
@@ -37,11 +34,10 @@ class Backend(abc.ABC):
     block_kinds = ()
 
     def __init__(self, config: dict, reader: StoreReader):
-        if not isinstance(config, dict):
-            raise ValueError(f"the {self.name} block must be an object")
-        self.config = config
+        """``config``: the backend's block (common/blocks.py reads and checks it)."""
+        self.config = object_block(config, self.name)
         self.reader = reader
-        ignored = [k for k in STORAGE_KEYS if k in config]
+        ignored = ignored_storage_keys(config)
         if ignored:
             LOG.info(f"{self.name}: ignoring {', '.join(ignored)} "
                      "(the memory service keeps its own store)")
@@ -76,34 +72,6 @@ class Backend(abc.ABC):
         """Release what the backend holds."""
 
 
-def int_key(config: dict, key: str, default: int, low: int = 0, high: int = 10_000) -> int:
-    value = config.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{key} must be an integer in [{low}, {high}], got {value!r}")
-    return value
-
-
-def optional_number(config: dict, key: str, low: float = None, high: float = None):
-    value = config.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{key} must be a number in [{low}, {high}] or null, got {value!r}")
-    return float(value)
-
-
-def llm_client(config: dict, default_api_url: str):
-    """The seed's endpoint keys (``api_url``, ``model``, ``request_timeout``) and
-    ``api_key``, as a client; None when ``api_url`` is "" (no LLM)."""
-    from ovos_memory_service.chat import ChatClient
-    api_url = config.get("api_url", default_api_url)
-    if not api_url:
-        return None
-    if not isinstance(api_url, str) or not api_url.startswith(("http://", "https://")):
-        raise ValueError(f"api_url must be an http(s) URL or \"\", got {api_url!r}")
-    for key in ("model", "api_key"):
-        if not isinstance(config.get(key, "") or "", str):
-            raise ValueError(f"{key} must be a string")
-    timeout = optional_number(config, "request_timeout", 0.1, 600) or 30.0
-    return ChatClient(api_url, config.get("model") or "", config.get("api_key") or "", timeout)
+def llm_client(endpoint: Optional[Endpoint]) -> Optional[ChatClient]:
+    """The block's LLM endpoint as a client; None without one."""
+    return ChatClient(*endpoint) if endpoint is not None else None

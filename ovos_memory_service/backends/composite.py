@@ -6,22 +6,20 @@ leading system blocks; the verbatim window comes from the ``primary`` member.
 A member that fails, or answers after ``member_timeout`` seconds, is skipped.
 """
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
-from typing import List, Sequence
+from concurrent.futures import wait
+from typing import Callable, List, Sequence
 
 from ovos_utils.log import LOG
 
-from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
-from ovos_memory_service.backends.retrieval import SCOPES, RetrievalBackend
+from ovos_memory_service.backends.base import Backend, Context
 from ovos_memory_service.backends.focus import focus
-from ovos_memory_service.backends.fusion import FUSIONS, fuse
-from ovos_memory_service.history import trim_window
-from ovos_memory_service.backends.inject import InjectSettings, assemble, render_context, tool_call_id
-from ovos_memory_service.items import KINDS, MemoryItem
-from ovos_memory_service.relevance import most_relevant
-
-# shared by every composite; members of nested composites run here too
-_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memory-member")
+from ovos_memory_service.backends.fusion import fuse
+from ovos_memory_service.backends.inject import assemble, render_context, tool_call_id
+from ovos_memory_service.backends.relevance import most_relevant
+from ovos_memory_service.backends.retrieval import RetrievalBackend
+from ovos_memory_service.backends.window import trim_window
+from ovos_memory_service.common.blocks import canonical_name, composite_block, primary_of
+from ovos_memory_service.common.items import KINDS, MemoryItem
 
 
 class CompositeBackend(Backend):
@@ -38,63 +36,34 @@ class CompositeBackend(Backend):
     around a date it mentions (see focus.py)."""
     name = "composite"
 
-    def __init__(self, config, reader):
+    def __init__(self, config, reader, load: Callable[[str, dict, object], Backend]):
+        """``load(module, config, reader)``: how a member is loaded (backends.create_backend)."""
         super().__init__(config, reader)
-        from ovos_memory_service.backends import canonical_name, create_backend
-        specs = config.get("members", [])
-        if not isinstance(specs, list):
-            raise ValueError("members must be a list of {module, config, weight}")
-        # as the seed: the composite's scope reaches every member that sets none of its own
-        if "scope" in config and config["scope"] not in SCOPES:
-            raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
+        block = composite_block(config, self.name)
         self.members: List[Backend] = []
         self.weights: List[float] = []
         self.member_names: List[str] = []
-        for spec in specs:
-            spec = {"module": spec} if isinstance(spec, str) else spec
-            if not isinstance(spec, dict) or not isinstance(spec.get("module"), str):
-                raise ValueError("each member needs a module name")
-            weight = spec.get("weight", 1.0)
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
-                raise ValueError("a member's weight must be a number >= 0")
-            member_config = spec.get("config") or {}
-            if "scope" in config and isinstance(member_config, dict) and "scope" not in member_config:
-                member_config = {**member_config, "scope": config["scope"]}
+        for member in block.members:
             try:
-                member = create_backend(spec["module"], member_config, reader)
+                loaded = load(member.module, member.config, reader)
             except Exception:
-                LOG.exception(f"composite: skipping member {spec['module']} that failed to load")
+                LOG.exception(f"composite: skipping member {member.module} that failed to load")
                 continue
-            self.members.append(member)
-            self.weights.append(float(weight))
-            self.member_names.append(canonical_name(spec["module"]))
-        primary = config.get("primary")
-        if primary is None:
-            self.primary = self.members[0] if self.members else None
-        elif canonical_name(str(primary)) in self.member_names:
-            self.primary = self.members[self.member_names.index(canonical_name(str(primary)))]
-        else:
-            raise ValueError(f"primary {primary!r} is not one of the members")
-        self.fusion = config.get("fusion", "rrf")
-        if self.fusion not in FUSIONS:
-            raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}")
-        self.rrf_k = int_key(config, "rrf_k", 60, 1, 100_000)
-        self.max_num_results = int_key(config, "max_num_results", 5, 1, 50)
-        self.member_fetch_k = int_key(config, "member_fetch_k", 2 * self.max_num_results, 1, 1000)
-        self.dedup = bool(config.get("dedup", True))
-        retrieval = config.get("retrieval") if isinstance(config.get("retrieval"), dict) else {}
-        self.min_score = optional_number({"min_score": config.get("min_score", retrieval.get("min_score"))},
-                                         "min_score", 0, 1)
-        self.member_timeout = optional_number(config, "member_timeout", 0.01, 600) or 2.0
-        self.neighbor_weight = optional_number(config, "neighbor_weight", 0, 1) or 0.0
-        self.speaker_boost = optional_number(config, "speaker_boost", 0, 100) or 0.0
-        self.time_boost = optional_number(config, "time_boost", 0, 100) or 0.0
-        self.time_scale_days = optional_number(config, "time_scale_days", 0.01, 3650) or 7.0
+            self.members.append(loaded)
+            self.weights.append(member.weight)
+            self.member_names.append(canonical_name(member.module))
+        primary = primary_of(block.primary, self.member_names)
+        self.primary = self.members[primary] if primary is not None else None
+        self.fusion, self.rrf_k, self.dedup = block.fusion, block.rrf_k, block.dedup
+        self.max_num_results, self.member_fetch_k = block.max_num_results, block.member_fetch_k
+        self.min_score, self.member_timeout = block.min_score, block.member_timeout
+        self.neighbor_weight, self.speaker_boost = block.neighbor_weight, block.speaker_boost
+        self.time_boost, self.time_scale_days = block.time_boost, block.time_scale_days
         self.max_history = self.primary.max_history if self.primary else 0
         # what plain members inject as blocks (facts) is not recalled a second time
         self.block_kinds = tuple({k for m in self.members if not isinstance(m, RetrievalBackend)
                                   for k in m.block_kinds})
-        self.settings = InjectSettings.from_config(config)
+        self.settings = block.inject
 
     @property
     def retrievers(self):
@@ -107,7 +76,7 @@ class CompositeBackend(Backend):
     def _run(self, calls, what: str):
         """Run (member, fn) pairs side by side; results of those that failed
         or passed the deadline are None."""
-        futures = [_POOL.submit(fn) for _, fn in calls]
+        futures = [self.reader.member_pool.submit(fn) for _, fn in calls]
         wait(futures, timeout=self.member_timeout)
         results = []
         for (member, _), future in zip(calls, futures):
@@ -203,6 +172,10 @@ class CompositeBackend(Backend):
                 blocks += result[0]
                 items += result[1]
         return blocks, items
+
+    def close(self):
+        for member in self.members:
+            member.close()
 
     def build(self, scope, utterance, now):
         raw_window = self.raw_window(scope, now)

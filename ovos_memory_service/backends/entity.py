@@ -8,14 +8,13 @@ were learnt, each in the words it was learnt in.
 Facts come from the fact model (explicit ``memory.remember``, the rule-based
 extractor on every user turn, and an LLM when one is configured), so they are
 shared across the user's sessions and stay current."""
-from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
-from ovos_memory_service.facts.from_llm import SUBJECT
-from ovos_memory_service.backends.inject import InjectSettings, assemble
-from ovos_memory_service.items import USER_FACT_KINDS, normalized
-from ovos_memory_service.wire import ChatMessage
-
-from ovos_memory_service.chat import DEFAULT_API_URL
-from ovos_memory_service.resources import facts_header
+from ovos_memory_service.backends.base import Backend, Context, llm_client
+from ovos_memory_service.backends.inject import assemble
+from ovos_memory_service.common.blocks import entity_block
+from ovos_memory_service.common.items import USER_FACT_KINDS, normalized
+from ovos_memory_service.common.resources import facts_header
+from ovos_memory_service.common.wire import ChatMessage
+from ovos_memory_service.learning.facts.from_llm import SUBJECT
 
 
 class EntityBackend(Backend):
@@ -24,24 +23,20 @@ class EntityBackend(Backend):
     the LLM: ``api_url`` (http://localhost:8000/v1; "" for rules only), ``model``,
     ``max_extract_tokens`` (128), ``request_timeout`` (30), ``extraction_prompt``
     (must contain ``{exchange}``); and ``api_key``. The extraction runs in the
-    background, after the reply (background/llm.py)."""
+    background, after the reply (learning/llm_worker.py)."""
     name = "entity"
     max_history = 0
     block_kinds = (*USER_FACT_KINDS, "attribute")
 
     def __init__(self, config, reader):
         super().__init__(config, reader)
-        self.facts_header = config.get("facts_header")  # None: the conversation's language's
-        if self.facts_header is not None and not isinstance(self.facts_header, str):
-            raise ValueError("facts_header must be a string")
-        self.max_facts = int_key(config, "max_facts", 50, 1, 1000)
-        prompt = config.get("extraction_prompt")
-        if prompt is not None and (not isinstance(prompt, str) or "{exchange}" not in prompt):
-            raise ValueError("extraction_prompt must be a string containing {exchange}")
-        self.extraction_prompt = prompt
-        self.max_extract_tokens = int_key(config, "max_extract_tokens", 128, 16, 8192)
-        self.client = llm_client(config, DEFAULT_API_URL)
-        self.settings = InjectSettings.from_config({"system_prompt": config.get("system_prompt", "")})
+        block = entity_block(config, self.name)
+        self.facts_header = block.facts_header  # None: the conversation's language's
+        self.max_facts = block.max_facts
+        self.extraction_prompt = block.extraction_prompt
+        self.max_extract_tokens = block.max_extract_tokens
+        self.client = llm_client(block.endpoint)
+        self.settings = block.inject
 
     def llm_tasks(self):
         return {"facts": self} if self.client else {}

@@ -8,9 +8,10 @@ import re
 from datetime import datetime, timezone
 from typing import List, Optional
 
+from ovos_date_parser import extract_datetime
 from ovos_utils.log import LOG
 
-from ovos_memory_service.items import MemoryItem
+from ovos_memory_service.common.items import MemoryItem
 
 DAY_S = 86400
 
@@ -19,7 +20,6 @@ def mentioned_time(text: str, lang: str, now: float) -> Optional[float]:
     """Epoch seconds of the date the text mentions, if any; a date that would
     lie in the future (a month named without a year) is taken a year earlier."""
     try:
-        from ovos_date_parser import extract_datetime
         anchor = datetime.fromtimestamp(now, timezone.utc).replace(tzinfo=None)
         found = extract_datetime(text, (lang or "en-us").split("-")[0], anchor)
     except Exception:  # an unknown language, or a phrase the parser trips on

@@ -9,9 +9,9 @@ fused order was sorted by.
 from dataclasses import replace
 from typing import Callable, Dict, List, Sequence
 
-from ovos_memory_service.items import MemoryItem, normalized
+from ovos_memory_service.common.blocks import FUSIONS
+from ovos_memory_service.common.items import MemoryItem, normalized
 
-FUSIONS = ("rrf", "weighted", "merge", "priority", "interleave")
 RRF_K = 60  # Cormack et al. 2009, "Reciprocal rank fusion outperforms Condorcet..."
 
 

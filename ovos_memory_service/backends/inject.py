@@ -2,58 +2,11 @@
 the seed's retrieval backends, with their exact message shapes and keys.
 """
 import hashlib
-from dataclasses import dataclass
 from typing import List, Sequence
 
-from ovos_memory_service.items import MemoryItem
-from ovos_memory_service.wire import ChatMessage, iso_time
-
-INJECT_MODES = ("system", "developer", "system_prompt", "user", "tool")
-DEFAULT_HEADER = ("Use the following recalled context to answer the user's question. "
-                  "If the answer is not in the context, rely on the conversation instead.")
-DEFAULT_SYSTEM_PROMPT_TEMPLATE = "{system}\n\n{header}\n\nContext:\n{context}"
-DEFAULT_USER_TEMPLATE = "{header}\n\nContext:\n{context}\n\nQuestion: {utterance}"
-
-
-@dataclass(frozen=True)
-class InjectSettings:
-    inject_mode: str = "system"
-    system_prompt: str = ""
-    header: str = DEFAULT_HEADER
-    chunk_prefix: str = "- "
-    chunk_separator: str = "\n\n"
-    include_sources: bool = False
-    tool_name: str = "search_memory"
-    system_prompt_template: str = DEFAULT_SYSTEM_PROMPT_TEMPLATE
-    user_template: str = DEFAULT_USER_TEMPLATE
-
-    @classmethod
-    def from_config(cls, config: dict) -> "InjectSettings":
-        """The seed's keys: ``inject_mode``, ``system_prompt``, ``context.*`` and the templates."""
-        context = config.get("context", {})
-        if context is None:
-            context = {}
-        if not isinstance(context, dict):
-            raise ValueError("context must be an object")
-        settings = cls(
-            inject_mode=config.get("inject_mode", "system"),
-            system_prompt=config.get("system_prompt", "") or "",
-            header=context.get("header", DEFAULT_HEADER),
-            chunk_prefix=context.get("chunk_prefix", "- "),
-            chunk_separator=context.get("chunk_separator", "\n\n"),
-            include_sources=bool(context.get("include_sources", False)),
-            tool_name=context.get("tool_name", "search_memory"),
-            system_prompt_template=config.get("system_prompt_template", DEFAULT_SYSTEM_PROMPT_TEMPLATE),
-            user_template=config.get("user_template", DEFAULT_USER_TEMPLATE))
-        if settings.inject_mode not in INJECT_MODES:
-            raise ValueError(f"inject_mode must be one of {', '.join(INJECT_MODES)}, "
-                             f"got {settings.inject_mode!r}")
-        for key in ("system_prompt", "header", "chunk_prefix", "chunk_separator", "tool_name",
-                    "system_prompt_template", "user_template"):
-            if not isinstance(getattr(settings, key), str):
-                raise ValueError(f"{key} must be a string")
-        return settings
-
+from ovos_memory_service.common.blocks import InjectSettings
+from ovos_memory_service.common.items import MemoryItem
+from ovos_memory_service.common.wire import ChatMessage, iso_time
 
 def chunk_text(item: MemoryItem) -> str:
     """How one recalled memory reads to the chat engine: a turn keeps its

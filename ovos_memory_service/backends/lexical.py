@@ -1,6 +1,6 @@
 """``lexical``: keyword recall with SQLite FTS5 and bm25 over the service's store."""
 from ovos_memory_service.backends.retrieval import RetrievalBackend
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.common.items import KINDS
 
 
 class LexicalBackend(RetrievalBackend):

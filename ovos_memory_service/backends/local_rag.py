@@ -5,8 +5,8 @@ back to keyword recall, and ``memory.stats`` says why."""
 from ovos_utils.log import LOG
 
 from ovos_memory_service.backends.retrieval import RetrievalBackend
-from ovos_memory_service.errors import Unavailable
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.common.errors import Unavailable
+from ovos_memory_service.common.items import KINDS
 
 
 class LocalRagBackend(RetrievalBackend):

@@ -7,11 +7,11 @@ folded yet, then the utterance. While the endpoint is down the window still
 holds at most ``summarize_every + recent_window`` exchanges; the older turns
 stay stored (and recallable) and are folded once the endpoint answers again.
 """
-from ovos_memory_service.backends.base import Backend, Context, int_key, llm_client
-from ovos_memory_service.history import trim_window, turn_from_row
-from ovos_memory_service.chat import DEFAULT_API_URL
-from ovos_memory_service.summaries import exchanges
-from ovos_memory_service.wire import ChatMessage
+from ovos_memory_service.backends.base import Backend, Context, llm_client
+from ovos_memory_service.backends.window import trim_window, turn_from_row
+from ovos_memory_service.common.blocks import longterm_block
+from ovos_memory_service.common.wire import ChatMessage
+from ovos_memory_service.learning.summaries import exchanges
 
 SUMMARY_HEADER = "[Conversation summary so far]"
 
@@ -26,13 +26,12 @@ class LongtermBackend(Backend):
 
     def __init__(self, config, reader):
         super().__init__(config, reader)
-        self.client = llm_client(config, DEFAULT_API_URL)
-        self.summarize_every = int_key(config, "summarize_every", 6, 1, 1000)
-        self.max_summary_tokens = int_key(config, "max_summary_tokens", 256, 16, 8192)
-        self.recent_window = int_key(config, "recent_window", 4, 0, 1000)
-        self.system_prompt = config.get("system_prompt", "") or ""
-        if not isinstance(self.system_prompt, str):
-            raise ValueError("system_prompt must be a string")
+        block = longterm_block(config, self.name)
+        self.client = llm_client(block.endpoint)
+        self.summarize_every = block.summarize_every
+        self.max_summary_tokens = block.max_summary_tokens
+        self.recent_window = block.recent_window
+        self.system_prompt = block.system_prompt
         self.max_history = 2 * (self.summarize_every + self.recent_window)
 
     def llm_tasks(self):

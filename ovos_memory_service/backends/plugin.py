@@ -6,9 +6,9 @@ from typing import List
 
 from ovos_plugin_manager.templates.agents import AgentMessage
 
-from ovos_memory_service.agent_messages import agent_to_wire, wire_to_agent
+from ovos_memory_service.common.agent_messages import agent_to_wire, wire_to_agent
 from ovos_memory_service.backends.base import Backend, Context
-from ovos_memory_service.wire import ChatMessage
+from ovos_memory_service.common.wire import ChatMessage
 
 
 def from_agent_message(msg: AgentMessage) -> ChatMessage:

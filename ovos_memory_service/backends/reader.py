@@ -3,21 +3,24 @@ semantic recall and the evidence of relevance, as MemoryItems. The store
 locks its own reads, so composite members run side by side."""
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional, Sequence, Tuple
 
 from ovos_utils.log import LOG
 
-from ovos_memory_service import summaries
-from ovos_memory_service.errors import Unavailable
-from ovos_memory_service.history import live_conversation, live_window
-from ovos_memory_service.items import MemoryItem, normalized
-from ovos_memory_service.relevance import Evidence, scores, standout
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.learning import summaries
+from ovos_memory_service.common.errors import Unavailable
+from ovos_memory_service.backends.window import live_conversation, live_window
+from ovos_memory_service.common.items import MemoryItem, normalized
+from ovos_memory_service.backends.relevance import Evidence, scores, standout
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
-from ovos_memory_service.wire import ChatMessage, iso_time
-from ovos_memory_service.words import keywords, says_nothing, topic_words
+from ovos_memory_service.common.wire import ChatMessage, iso_time
+from ovos_memory_service.common.words import keywords, says_nothing, topic_words
 
 
+# threads that composite members run on, side by side (nested composites' members too)
+MEMBER_THREADS = 8
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
 UNRELATED_SIMILARITY = 0.2
 
@@ -103,6 +106,12 @@ class StoreReader:
         self.queries = None  # vectors.QueryVectors once the model and the vectors are loaded
         self.next_queries = None  # the next model's, while it embeds the store again
         self.semantic_error: Optional[str] = "semantic recall is starting"
+        # where the members of every composite run (backends/composite.py)
+        self.member_pool = ThreadPoolExecutor(MEMBER_THREADS, thread_name_prefix="memory-member")
+
+    def close(self):
+        """Let the members' threads end (after the last build: the engine closes its reader last)."""
+        self.member_pool.shutdown(wait=True)
 
     @property
     def timeout_s(self) -> float:

@@ -1,21 +1,19 @@
 """``recency``: a sliding window of recent turns, by count and optionally age.
 Also ovos-persona's own default (``ovos-agents-short-term-memory-plugin``)."""
-from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
-from ovos_memory_service.history import trim_window
-from ovos_memory_service.backends.inject import InjectSettings, assemble
+from ovos_memory_service.backends.base import Backend, Context
+from ovos_memory_service.backends.inject import assemble
+from ovos_memory_service.backends.window import trim_window
+from ovos_memory_service.common.blocks import recency_block
 
 
 class RecencyBackend(Backend):
     """Seed keys: ``max_history`` (10, 0 = unbounded), ``max_age`` (seconds or
     null), ``system_prompt``."""
     name = "recency"
-    default_max_history = 10
 
     def __init__(self, config, reader):
         super().__init__(config, reader)
-        self.max_history = int_key(config, "max_history", self.default_max_history)
-        self.max_age = optional_number(config, "max_age", low=0)
-        self.settings = InjectSettings.from_config({"system_prompt": config.get("system_prompt", "")})
+        self.max_history, self.max_age, self.settings = recency_block(config, self.name)
 
     def raw_window(self, scope, now):
         return self.reader.window(scope, now, self.max_history, self.max_age)
@@ -27,4 +25,3 @@ class RecencyBackend(Backend):
 class ShortTermBackend(RecencyBackend):
     """ovos-persona's bundled BasicShortTermMemory: ``max_history`` 5."""
     name = "short-term"
-    default_max_history = 5

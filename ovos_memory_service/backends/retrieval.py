@@ -3,18 +3,15 @@ the verbatim window, the query, ``min_score``, and injecting what was recalled."
 import abc
 from typing import List, Sequence
 
-from ovos_utils.log import LOG
+from ovos_memory_service.backends.base import Backend, Context
+from ovos_memory_service.backends.inject import assemble, render_context, tool_call_id
+from ovos_memory_service.backends.relevance import most_relevant
+from ovos_memory_service.backends.window import trim_window
+from ovos_memory_service.common.blocks import retrieval_block
+from ovos_memory_service.common.items import KINDS, MemoryItem
+from ovos_memory_service.common.scope import Scope
 
-from ovos_memory_service.backends.base import Backend, Context, int_key, optional_number
-from ovos_memory_service.history import trim_window
-from ovos_memory_service.backends.inject import InjectSettings, assemble, render_context, tool_call_id
-from ovos_memory_service.items import KINDS, MemoryItem
-from ovos_memory_service.relevance import most_relevant
-from ovos_memory_service.scope import Scope
-
-QUERY_MODES = ("utterance", "history")
 RELEVANT_FETCH = 20  # candidates scored for a memory.recall, at least
-SCOPES = {"global": "user", "session": "session"}
 
 
 class RetrievalBackend(Backend):
@@ -27,25 +24,8 @@ class RetrievalBackend(Backend):
 
     def __init__(self, config, reader):
         super().__init__(config, reader)
-        self.max_history = int_key(config, "max_history", 10)
-        retrieval = config.get("retrieval", {})
-        if retrieval is None:
-            retrieval = {}
-        if not isinstance(retrieval, dict):
-            raise ValueError("retrieval must be an object")
-        self.max_num_results = int_key(retrieval, "max_num_results", 5, 1, 50)
-        self.min_score = optional_number(retrieval, "min_score", low=0)
-        if self.min_score is not None and self.min_score > 1:
-            LOG.warning(f"{self.name}: retrieval.min_score {self.min_score} is above 1, but scores "
-                        "here are on a 0..1 scale (see the README): nothing will be recalled")
-        self.query_mode = retrieval.get("query_mode", "utterance")
-        if self.query_mode not in QUERY_MODES:
-            raise ValueError(f"retrieval.query_mode must be one of {', '.join(QUERY_MODES)}")
-        self.query_history_turns = int_key(retrieval, "query_history_turns", 3, 0, 100)
-        if config.get("scope", "global") not in SCOPES:
-            raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
-        self.where = SCOPES[config.get("scope", "global")]
-        self.settings = InjectSettings.from_config(config)
+        (self.max_history, self.max_num_results, self.min_score, self.query_mode, self.query_history_turns,
+         self.where, self.settings) = retrieval_block(config, self.name)
 
     @abc.abstractmethod
     def search(self, scope: Scope, text: str, limit: int, where: str = "user",

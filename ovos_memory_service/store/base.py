@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from ovos_memory_service.items import KINDS, USER_FACT_KINDS
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS
+from ovos_memory_service.common.scope import Scope
 
 # the background queues; a job's subject is a memory id, or a conversation id for summaries
 # ("reembed": the next model's vectors, Store.begin_reembedding)
@@ -26,7 +26,7 @@ QUEUES = ("embed", "reembed", "facts", "llm_facts", "llm_summary")
 
 @dataclass(frozen=True)
 class Visible:
-    """Which memories a scope may see (PROTOCOL.md, "Scope: whose memory").
+    """Which memories a scope may see (docs/protocol.md, "Scope: whose memory").
 
     Everything belongs to the user. Turns and summaries are per persona unless
     ``share_turns``; facts about the user are shared unless not ``share_facts``;
@@ -369,6 +369,11 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def set_paused(self, scope: Scope, where: str, paused: bool):
         ...
+
+    @abc.abstractmethod
+    def pauses(self, user_id: Optional[str] = None) -> List[dict]:
+        """Every pause (of ``user_id``): {"user_id", "session_id"}, session_id None
+        for every session of the user; by user, then session."""
 
     @abc.abstractmethod
     def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:

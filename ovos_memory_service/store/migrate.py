@@ -24,9 +24,10 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.base import Store
 from ovos_memory_service.store.records import check_record, to_record
+from ovos_memory_service.store.sqlite import SqliteStore
 
 PAGE = 500
 
@@ -53,7 +54,6 @@ class MigrationResult:
 
 # ------------------------------------------------ the tables outside the interface
 def _rows(store: Store, sql_sqlite: str, sql_postgresql: Optional[str] = None) -> List[dict]:
-    from ovos_memory_service.store.sqlite import SqliteStore
     if isinstance(store, SqliteStore):
         with store._reading() as db:
             return db.execute_returning_dicts(sql_sqlite)
@@ -62,7 +62,6 @@ def _rows(store: Store, sql_sqlite: str, sql_postgresql: Optional[str] = None) -
 
 
 def _write_conversations(store: Store, rows: List[dict]):
-    from ovos_memory_service.store.sqlite import SqliteStore
     sql = ("INSERT INTO conversations (id, user_id, persona_id, session_id, started_at, updated_at) "
            "VALUES ({p}, {p}, {p}, {p}, {p}, {p}) ON CONFLICT (id) DO UPDATE SET "
            "started_at = excluded.started_at, updated_at = excluded.updated_at")
@@ -78,7 +77,6 @@ def _write_conversations(store: Store, rows: List[dict]):
 
 def _vectors(store: Store) -> Dict[str, np.ndarray]:
     """id -> vector of every memory the store has one for."""
-    from ovos_memory_service.store.sqlite import SqliteStore
     if isinstance(store, SqliteStore):
         index = store._vector_files()
         if index is None:
@@ -139,7 +137,7 @@ def migrate(source: Store, target: Store, progress: Optional[Callable[[str, int,
             target.enqueue(job["queue"], [job["subject"]], job["persona_id"], job["lang"], job["next_at"])
     result.jobs = len(jobs)
 
-    pauses = _rows(source, "SELECT user_id, session_id FROM pauses")
+    pauses = source.pauses()
     for pause in pauses:
         target.set_paused(Scope(pause["user_id"], pause["session_id"] or "-"),
                           "session" if pause["session_id"] else "user", True)

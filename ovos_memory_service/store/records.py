@@ -11,10 +11,10 @@ was said (OVOS-USER-ID-1, 0-5), null for memories stored before levels were kept
 """
 import json
 
-from ovos_memory_service.errors import InvalidRequest
-from ovos_memory_service.items import KINDS
-from ovos_memory_service.scope import check_id
-from ovos_memory_service.wire import MAX_CONTENT_BYTES, iso_time, parse_time
+from ovos_memory_service.common.errors import InvalidRequest
+from ovos_memory_service.common.items import KINDS
+from ovos_memory_service.common.scope import check_id
+from ovos_memory_service.common.wire import MAX_CONTENT_BYTES, iso_time, parse_time
 
 FIELDS = ("id", "kind", "user_id", "persona_id", "session_id", "conversation_id", "role", "name",
           "content", "tool_calls", "tool_call_id", "created_at", "updated_at",

@@ -19,8 +19,8 @@ from typing import Iterable, List, Optional
 
 from ovos_utils.log import LOG
 
-from ovos_memory_service.scope import DEFAULT_SESSION
-from ovos_memory_service.wire import iso_time
+from ovos_memory_service.common.scope import DEFAULT_SESSION
+from ovos_memory_service.common.wire import iso_time
 
 SEED_FOLDER = Path("~/.local/share/ovos").expanduser()
 SEED_FILES = ("longterm_memory.json", "longterm_memory.db", "entity_memory.json",

@@ -3,7 +3,7 @@ SQLite's ``?``, psycopg's ``%s``). Conditions are on the alias ``m`` of the
 memories table."""
 from typing import Tuple
 
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.base import Visible
 from ovos_memory_service.store.records import FIELDS
 
@@ -34,7 +34,7 @@ def columns_known(columns: dict):
 def visible_to(visible: Visible, mark: str) -> Tuple[str, list]:
     """A condition selecting what ``visible`` allows."""
     scope, where = visible.scope, visible.where
-    if not scope.long_term:  # below the speaker's access level (access.py): no long-term memory
+    if not scope.long_term:  # below the speaker's access level (common/access.py): no long-term memory
         return "false", []
     clauses, args = [], []
     for kind in visible.kinds:

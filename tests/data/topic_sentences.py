@@ -1,4 +1,4 @@
-"""Everyday statements per topic, written fresh for tests/test_topics_list.py (not taken from
+"""Everyday statements per topic, written fresh for tests/common/test_topics_list.py (not taken from
 any benchmark set): each must be reached by its topic's one word ("forget what I told you about
 music") and by no other topic of the language's list. Said the way people tell an assistant
 about themselves; lower case without punctuation where speech-to-text would give that.

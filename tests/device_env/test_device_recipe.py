@@ -27,7 +27,7 @@ pytest.importorskip("ovos_core")
 
 from ovos_bus_client import Message  # noqa: E402
 
-from ovos_memory_service.client import MemoryClient  # noqa: E402
+from ovos_memory_service.common.client import MemoryClient  # noqa: E402
 from tests.device_env.chat_stub import ChatStub  # noqa: E402
 from tests.sandbox import connect, free_port, stop, wait_ready  # noqa: E402
 
@@ -122,9 +122,13 @@ class Speaker:
         return heard
 
 
+# an answer of two sentences, which ovos-persona speaks one after the other
+TWO_SENTENCES = ("I work in a bakery", "Very good. What do you bake there?")
+
+
 def chat_answer(messages):
     """The stand-in LLM: answers the last user line, naming nothing it was told."""
-    return "Very good."
+    return TWO_SENTENCES[1] if messages[-1]["content"] == TWO_SENTENCES[0] else "Very good."
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +238,60 @@ def test_two_speakers_on_one_session_each_ask_about_what_only_the_other_said(dev
     assert "diabetes" not in heard
     stored = device.memory.request("memory.list", {"scope": "all", "limit": 50}, {"user_id": "alice"})
     assert "diabetes" in json.dumps(stored) and "surprise" not in json.dumps(stored)
+
+
+# ------------------------------------------------- the page's helper script
+def say_py() -> str:
+    """docs/device.md's say.py: the python block that starts with its name."""
+    text = DEVICE_MD.read_text(encoding="utf-8")
+    return re.search(r"```python\n(# ~/.venvs/ovos/bin/python say.py\n.*?)```", text, re.S).group(1)
+
+
+def sample_output() -> list:
+    """The page's sample output of say.py: the block right after the script, as (who, line)."""
+    text = DEVICE_MD.read_text(encoding="utf-8")
+    block = re.search(r"python say.py\n.*?```\s*```\n(.*?)```", text, re.S).group(1)
+    return [tuple(part.strip() for part in line.split(":", 1)) for line in block.splitlines() if ":" in line]
+
+
+def dialog_lines(name: str, lang: str = "en-us") -> list:
+    """A dialog of the voice commands as patterns: what the device may say for it."""
+    path = ROOT / "locale" / lang / "dialog" / f"{name}.dialog"
+    return [re.compile(re.sub(r"\\{\w+\\}", ".+", re.escape(line.strip())))
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def turns_of(printed: str) -> list:
+    """say.py's output as what the device said after each prompt."""
+    return [[line[len("device: "):] for line in part.splitlines() if line.startswith("device: ")]
+            for part in re.split(r"(?m)^you: ", printed)[1:]]
+
+
+def test_say_py_waits_for_the_whole_answer_and_prints_what_the_device_says(device, tmp_path):
+    """The page's script, run as the page says (the venv's python, the device's home):
+    every line of an answer is printed before the next prompt, and what the voice
+    commands say is what the page shows them saying."""
+    script = tmp_path / "say.py"
+    script.write_text(say_py())
+    said = subprocess.run([sys.executable, str(script)], env=device.env, cwd=device.root, timeout=180,
+                          input=f"{TWO_SENTENCES[0]}\nwhat do you remember about me\n",
+                          capture_output=True, text=True)
+    answers = turns_of(said.stdout)
+    assert answers[0] == TWO_SENTENCES[1].replace(". ", ".\n").splitlines(), said.stdout
+    assert said.returncode == 0, said.stderr
+    remembered = dialog_lines("remembered.list")
+    assert len(answers[1]) == 1 and any(p.fullmatch(answers[1][0]) for p in remembered), said.stdout
+    assert answers[2:] == [[]], said.stdout  # the last prompt, then the end of the input
+    sample = sample_output()
+    assert [who for who, _ in sample] == ["you", "device", "you", "device"], sample
+    assert sample[2][1] == "what do you remember about me"
+    assert any(p.fullmatch(sample[3][1]) for p in remembered), sample[3]
+    assert sample[3][1].startswith("I remember this about you"), sample[3]
+    # a question of the voice commands: the script lets the person answer it
+    forgot = subprocess.run([sys.executable, str(script)], env=device.env, cwd=device.root, timeout=180,
+                            input="forget everything about me\nyes\n", capture_output=True, text=True)
+    assert forgot.returncode == 0, forgot.stderr
+    asked, done = turns_of(forgot.stdout)[:2]
+    assert any(p.fullmatch(asked[-1]) for p in dialog_lines("forget.everything.confirm")), forgot.stdout
+    assert any(p.fullmatch(done[-1]) for p in dialog_lines("forget.everything.done")), forgot.stdout
+    assert facts(device, "ana") == []

@@ -24,7 +24,7 @@ from ovos_config import Configuration  # noqa: E402
 from ovos_plugin_manager.agents import find_memory_plugins  # noqa: E402
 from ovos_plugin_manager.templates.agents import AgentMessage, ChatEngine, MessageRole  # noqa: E402
 
-from ovos_memory_service import persona_plugin  # noqa: E402
+from ovos_memory_service.plugins import persona_plugin  # noqa: E402
 from tests.sandbox import Stack, connect  # noqa: E402
 
 PLUGIN = "ovos-memory-service-plugin"
@@ -53,7 +53,7 @@ def register_entry_points(folder: Path):
     lines = ["[opm.agents.chat]", f"{CHAT} = {__name__}:RecallingChat"]
     if PLUGIN not in find_memory_plugins():
         lines += ["[opm.agents.memory]",
-                  f"{PLUGIN} = ovos_memory_service.persona_plugin:MemoryServiceContextManager"]
+                  f"{PLUGIN} = ovos_memory_service.plugins.persona_plugin:MemoryServiceContextManager"]
     info = folder / "persona_e2e_plugins-1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: persona-e2e-plugins\nVersion: 1.0\n")
@@ -244,7 +244,7 @@ def test_the_local_window_keeps_out_what_is_forgotten_and_the_voice_skills_lines
     """"forget that" answered by the daemon's voice skill; then the daemon crashes,
     and the persona answers from its local window."""
     import signal
-    from ovos_memory_service.skill import SKILL_ID
+    from ovos_memory_service.edge.skill import SKILL_ID
     persona.say("my name is Ana", "e2e-5")
     persona.say("my favourite colour is blue", "e2e-5")
     session = {"session_id": "e2e-5", "lang": "en-US"}
@@ -315,7 +315,7 @@ def test_nothing_said_while_paused_reaches_the_llm_daemon_up_or_down(stack, pers
     paused (the daemon up), then the daemon crashes and the persona answers
     from its local window, then a second secret with the daemon down."""
     import signal
-    from ovos_memory_service.skill import SKILL_ID
+    from ovos_memory_service.edge.skill import SKILL_ID
     session_id = "e2e-pause"
     session = {"session_id": session_id, "lang": "en-US"}
     persona.say("my name is Ana", session_id)

@@ -8,7 +8,7 @@ import json
 import time
 from typing import List, Optional, Tuple
 
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import FIELDS
 from ovos_memory_service.store.sql import in_scope, pause_key
 
@@ -36,6 +36,12 @@ class Admin:
                 cur.execute("DELETE FROM pauses WHERE user_id = %s AND session_id = %s", pause_key(scope, where))
             else:  # resuming the user resumes every session of the user too
                 cur.execute("DELETE FROM pauses WHERE user_id = %s", [scope.user_id])
+
+    def pauses(self, user_id: Optional[str] = None) -> List[dict]:
+        with self._cursor() as cur:
+            rows = cur.execute("SELECT user_id, session_id FROM pauses WHERE %s::text IS NULL OR user_id = %s "
+                               "ORDER BY user_id, session_id", [user_id, user_id]).fetchall()
+        return [{"user_id": r["user_id"], "session_id": r["session_id"] or None} for r in rows]
 
     # -------------------------------------------------------- request ids
     def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:

@@ -159,8 +159,8 @@ def payloads(data: dict, ids: List[str]) -> List[str]:
 
 
 def storage_problem(error: BaseException) -> Optional[str]:
-    """What to answer for a PostgreSQL failure (the words of errors.py's
-    storage messages), None for an error that is not one."""
+    """What to answer for a PostgreSQL failure (in the words of SQLite's,
+    sqlite/connection.py), None for an error that is not one."""
     try:
         import psycopg
         from psycopg_pool import PoolTimeout

@@ -2,7 +2,7 @@
 one delete path (the statements of store/sqlite/memories.py)."""
 from typing import Dict, List, Sequence, Set, Tuple
 
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.common.items import KINDS
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.connection import payloads
 from ovos_memory_service.store.records import FIELDS

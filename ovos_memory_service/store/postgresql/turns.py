@@ -2,8 +2,8 @@
 PostgreSQL (the statements of store/sqlite/turns.py)."""
 from typing import List, Optional, Tuple
 
-from ovos_memory_service.items import new_id
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.items import new_id
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.postgresql.memories import ROW
 
 CONVERSATION = "id, user_id, persona_id, session_id, started_at, updated_at"

@@ -16,6 +16,7 @@ import json
 from contextlib import contextmanager
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ovos_memory_service.common.errors import EmbeddingsUnavailable
 from ovos_memory_service.store.base import Exclude, ModelChanged, Visible, vectors_of_another_model
 from ovos_memory_service.store.postgresql.connection import MIGRATION_LOCK
 from ovos_memory_service.store.postgresql.memories import AS_NEW, ROW, condition, excluding
@@ -53,7 +54,6 @@ class Vectors:
 
     def open_vectors(self, model: Optional[str], dim: int) -> int:
         if self._vector_schema is None:
-            from ovos_memory_service.vectors.embedder import EmbeddingsUnavailable
             raise EmbeddingsUnavailable("pgvector is not installed in the database "
                                         "(a superuser runs: CREATE EXTENSION vector)")
         queued = 0

@@ -4,7 +4,7 @@ import json
 import time
 from typing import List, Optional, Tuple
 
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import FIELDS
 from ovos_memory_service.store.sql import in_scope, pause_key
 
@@ -27,6 +27,12 @@ class Admin:
                 self.db.execute("DELETE FROM pauses WHERE user_id = ? AND session_id = ?", pause_key(scope, where))
             else:  # resuming the user resumes every session of the user too
                 self.db.execute("DELETE FROM pauses WHERE user_id = ?", [scope.user_id])
+
+    def pauses(self, user_id: Optional[str] = None) -> List[dict]:
+        with self._reading() as db:
+            rows = db.execute("SELECT user_id, session_id FROM pauses WHERE ? IS NULL OR user_id = ? "
+                              "ORDER BY user_id, session_id", [user_id, user_id]).fetchall()
+        return [{"user_id": user, "session_id": session or None} for user, session in rows]
 
     # -------------------------------------------------------- request ids
     def find_request(self, scope: Scope, request_id: str) -> Optional[List[str]]:

@@ -12,23 +12,11 @@ from typing import Optional
 
 from sqlite_utils import Database
 
+from ovos_memory_service.common.errors import HOLDERS, StoreLocked
 from ovos_memory_service.store.sqlite.migrations import migrations
 
 DB_NAME = "memory.db"
 LOCK_NAME = "memory.lock"
-
-
-HOLDERS = {"daemon": "ovos-memory-service", "cli": "ovos-memory"}
-
-
-class StoreLocked(RuntimeError):
-    """Another process (the daemon, or ovos-memory) has the store open.
-    ``holder`` ("daemon", "cli", or None when unknown) and ``pid`` say which."""
-
-    def __init__(self, directory: str, holder: Optional[str] = None, pid: Optional[int] = None):
-        self.holder, self.pid = holder, pid
-        who = HOLDERS.get(holder, "another process") + (f" (pid {pid})" if pid else "")
-        super().__init__(f"the memory store in {directory} is held by {who}")
 
 
 def lock_store(directory: str, timeout: Optional[float] = None, holder: str = "cli"):
@@ -111,3 +99,28 @@ def scrub(db: Database):
     the old pages). Called after every forget."""
     db.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+# what SQLite (or the OS) says about the store, in words a person understands
+_STORAGE_PROBLEMS = (
+    ("database or disk is full", "the memory store's disk is full; nothing was stored"),
+    ("no space left", "the memory store's disk is full; nothing was stored"),
+    ("disk i/o error", "the memory store's disk could not be read or written; nothing was stored"),
+    ("unable to open", "the memory store's files could not be opened; nothing was stored"),
+    ("readonly database", "the memory store is read-only; nothing was stored"),
+    ("read-only file system", "the memory store is read-only; nothing was stored"),
+    ("malformed", "the memory store's file is damaged; nothing was stored"),
+    ("database is locked", "the memory store is busy; nothing was stored, try again"),
+)
+
+
+def storage_problem(error: BaseException) -> Optional[str]:
+    """What to answer for a failure of SQLite (or of the disk under it), None
+    for an error that is not one."""
+    if not isinstance(error, (sqlite3.DatabaseError, OSError)):
+        return None
+    said = str(error).lower()
+    for words, message in _STORAGE_PROBLEMS:
+        if words in said:
+            return message
+    return None

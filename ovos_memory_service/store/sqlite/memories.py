@@ -2,7 +2,7 @@
 import json
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from ovos_memory_service.items import KINDS
+from ovos_memory_service.common.items import KINDS
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.sql import EMBEDDABLE, EMBED_QUEUES, columns_known, new_row, visible_to
 

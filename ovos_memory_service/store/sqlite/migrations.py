@@ -1,6 +1,9 @@
 """The SQLite schema, as numbered migrations. Never edit a shipped migration:
 add the next one. Applied by :func:`ovos_memory_service.store.sqlite.connection.open_database`.
 """
+import time
+
+from ovos_utils.log import LOG
 from sqlite_utils import Migrations
 
 migrations = Migrations("ovos_memory_service")
@@ -263,8 +266,6 @@ def _repair_times(db, table: str, columns, now: float) -> int:
 def m006_repair_times(db):
     """Earlier versions accepted any ISO 8601 time (year 1, year 9999), and a
     single such value made every read of that user fail: bring them in range."""
-    import time
-    from ovos_utils.log import LOG
     now = time.time()
     repaired = (_repair_times(db, "memories", ("created_at", "updated_at"), now)
                 + _repair_times(db, "conversations", ("started_at", "updated_at"), now))

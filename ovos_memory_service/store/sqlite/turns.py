@@ -1,8 +1,8 @@
 """Conversations, their turns, and how far each rolling summary reaches."""
 from typing import List, Optional, Tuple
 
-from ovos_memory_service.items import new_id
-from ovos_memory_service.scope import Scope
+from ovos_memory_service.common.items import new_id
+from ovos_memory_service.common.scope import Scope
 
 
 def _scope_args(scope: Scope) -> list:

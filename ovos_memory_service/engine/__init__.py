@@ -1,0 +1,1 @@
+"""The engine: what every operation of the protocol means, on typed arguments."""

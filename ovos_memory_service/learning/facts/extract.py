@@ -1,0 +1,512 @@
+"""Facts about the user from one first-person utterance, without an LLM.
+
+The language knowledge lives in ``locale/<lang>/facts/``: one ``<family>.facts``
+file per slot family (the format is described at the top of each file) and
+word lists that guard and trim the matches (``boundaries``, ``fillers``,
+``questions``, ``hypothetical``, ``reported``, ``articles``, ``trailing``,
+``reject``, ``nonnames``) and write them (``particles``, ``indefinite``,
+``definite``, ``casing``; ``.list`` files). This module only reads and applies them:
+
+- the utterance is cut into sentences; a sentence that is a question, a
+  hypothetical or reported speech gives nothing;
+- a pattern must match at the start of a clause (the sentence start, or after
+  a boundary such as "," or " and "), once leading fillers ("well", "oh") are
+  skipped, so "John lives in Paris" never matches "i live in {value}";
+- ``{value}`` captures up to the next clause boundary; articles, trailing
+  fillers and punctuation are trimmed, and a value that is too long, a bare
+  pronoun or on the block's reject list is dropped;
+- each clause gives at most one fact, from its most specific matching pattern
+  (more literal text wins), so "i don't like {value} any more" beats
+  "i don't like {value}"; a pattern whose captures are not acceptable lets the
+  next one try;
+- besides ``{value}``, a pattern may capture a person's ``{name}`` ("my
+  brother {name} is a {value}": up to three words, none of them a function
+  word or on ``nonnames``), a ``{detail}`` the statement keeps ("at the
+  children's hospital") and a ``{gap}`` it does not ("seit {gap} in").
+
+Speech-to-text gives everything in lowercase, so the statement is written
+with the capitals the language puts on names (``@case`` of a block, below);
+what arrives with any capital is kept as it was written:
+- ``name`` (people's and pets' names, and ``{name}``): each word capitalised,
+  except the particles of ``particles.list`` inside a name ("Rio de Janeiro",
+  "Frankfurt am Main", "Trás-os-Montes");
+- ``place`` (where someone lives or comes from): as ``name``, unless said
+  after an indefinite article (``indefinite.list``): "a small flat" is a
+  description;
+- ``org`` (employers, and every ``{detail}``): as ``name`` only when said
+  bare ("at Google", "en Valencia"); after an article or a contraction of one
+  (``indefinite.list``, ``definite.list``: "the", "no", "im") it is a
+  description ("at the children's hospital", "no hospital");
+- ``noun`` (occupations), and descriptions: common nouns, left as said,
+  except in a language whose ``casing.list`` says ``nouns`` (German): there
+  the last word of each run of words that are not function words is a noun and
+  takes a capital ("leitende Ärztin im städtischen Klinikum").
+Map words ({relation}, {animal}) are written as the map in the file writes them.
+"""
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from ovos_memory_service.common.resources import locale_dir, match_lang, read_list, stop_words
+
+KINDS = ("fact", "preference", "skill")
+LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
+         "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing")
+CASES = ("name", "place", "org", "noun")
+FREE = ("value", "name", "detail", "gap")          # what a pattern captures besides map words
+FREE_WORDS = {"name": 3, "gap": 4, "detail": 7}    # longest capture, in words
+FLAGS = {"yes": True, "no": False}
+TRIM = " \t'\"“”‘’«».,!?;:…-"
+# {placeholder}, (alternatives), [optional alternatives], * (rest of a word), spaces, literal text
+TOKEN = re.compile(r"\{(\w+)\}|\(([^()]*)\)|\[([^\[\]]*)\]|(\*)|(\s+)|([^\s{}()\[\]*]+)")
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+class PatternError(ValueError):
+    """A pattern file that cannot be read: the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class ExtractedFact:
+    slot: str
+    value: str
+    kind: str
+    multi: bool
+    negated: bool
+    family: str
+    text: str
+
+
+@dataclass
+class Rule:
+    family: str
+    slot: str
+    kind: str = "fact"
+    multi: bool = False
+    text: str = ""
+    not_text: str = ""
+    value: str = "{value}"
+    words: int = 6
+    reject: frozenset = frozenset()
+    digits: Optional[bool] = None
+    case: str = ""                                  # how the value is written (CASES); "": as said
+    head: Optional[re.Pattern] = None               # the value must hold one of these words (@head)
+    patterns: list = field(default_factory=list)   # (source, negated)
+
+
+@dataclass
+class Language:
+    boundary: str                                   # regex of a clause boundary
+    lists: Dict[str, list]
+    rules: List[Rule]
+    maps: Dict[str, Dict[str, str]]                 # map name -> {word: key}
+    compiled: list = field(default_factory=list)    # (specificity, regex, negated, rule)
+    trailing: list = field(default_factory=list)    # regexes of what a value may end with
+    function_words: frozenset = frozenset()         # articles, particles, the language's stop words
+    article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
+    nonnames: frozenset = frozenset()               # words that are never a person's name
+
+
+class WordMap(dict):
+    """A map: each word (lowercase) -> its key; ``written``: the word as the
+    file writes it ("Schwester"), which is how a statement writes it."""
+
+    def __init__(self):
+        super().__init__()
+        self.written = {}
+
+
+def _words_regex(words) -> str:
+    words = sorted(words, key=len, reverse=True)
+    return "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
+
+
+def _split_alternatives(body: str) -> list:
+    return [a.strip().lower() for a in body.split("|")]
+
+
+def compile_pattern(source: str, maps: dict, boundary: str):
+    """A pattern line as (regex, specificity)."""
+    body, specificity, free_last = _pattern_body(source, maps, boundary)
+    # between patterns of equal literal text, the one with more parts is the more specific
+    specificity += 0.01 * len(re.findall(r"\{\w+\}|\([^()]*\)|(?<![\w'])[^\s{}()\[\]*]+", source))
+    # a capture at the end runs to the clause boundary; anything else ends at a word's end
+    end = r"(?=%s|\s*$)" % boundary if free_last else r"(?!\w)"
+    return re.compile(body + end, re.IGNORECASE), specificity
+
+
+def _pattern_body(source: str, maps: dict, boundary: str):
+    """(regex text, specificity, whether it ends with a capture) of a pattern line."""
+    parts, specificity, value_last, skip_space = [], 0, False, False
+    for m in TOKEN.finditer(source.lower()):
+        name, alts, optional, star, space, literal = m.groups()
+        if space is not None:
+            if not skip_space:
+                parts.append(r"\s+")
+            skip_space = False
+            continue
+        skip_space = False
+        if optional is not None:
+            body = "(?:%s)" % _words_regex(_split_alternatives(optional))
+            if parts and parts[-1] == r"\s+":          # " [really] love": the space goes inside
+                parts[-1] = r"(?:\s+%s)?" % body
+            elif source[m.end():m.end() + 1].isspace():  # "[well] i": idem, on the right
+                parts.append(r"(?:%s\s+)?" % body)
+                skip_space = True
+            else:                                       # inside a word: "favo[u]rite"
+                parts.append(body + "?")
+            continue
+        if name in FREE:
+            parts.append(r"(?P<%s>(?:(?!%s).)+?)" % (name, boundary))
+        elif name is not None:
+            if name not in maps:
+                raise PatternError("unknown placeholder {%s}" % name)
+            parts.append(r"(?P<m_%s>%s)" % (name, _words_regex(maps[name])))
+            specificity += 4
+        elif alts is not None:
+            choices = _split_alternatives(alts)
+            parts.append("(?:%s)" % _words_regex(choices))
+            specificity += min(len(c) for c in choices)
+        elif star is not None:
+            parts.append(r"\w*")
+        else:
+            parts.append(re.escape(literal))
+            specificity += len(literal)
+        value_last = name in FREE
+    for name in FREE:
+        if source.count("{%s}" % name) > 1:
+            raise PatternError("{%s} may appear only once in a pattern" % name)
+    return "".join(parts), specificity, value_last
+
+
+def parse_facts(path: Path, family: str, boundary: str):
+    """The rules and maps of one ``<family>.facts`` file (see its header)."""
+    rules, maps, rule = [], {}, None
+
+    def fail(number, message):
+        raise PatternError("%s:%d: %s" % (path, number, message))
+
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("@"):
+            key, _, arg = line[1:].partition(" ")
+            arg = arg.strip()
+            if key == "map":
+                head, eq, words = arg.partition("=")
+                head = head.split()
+                if not eq or len(head) not in (1, 2) or not words.strip():
+                    fail(number, "a map is '@map NAME [KEY] = word | word'")
+                table = maps.setdefault(head[0], WordMap())
+                for written in (w.strip() for w in words.split("|")):
+                    word = written.lower()
+                    table[word] = head[1] if len(head) == 2 else word
+                    table.written.setdefault(word, written)
+            elif key == "slot":
+                rule = Rule(family=family, slot=arg)
+                rules.append(rule)
+            elif rule is None:
+                fail(number, "@%s before the first @slot" % key)
+            elif key in ("text", "value"):
+                setattr(rule, key, arg)
+            elif key == "not-text":
+                rule.not_text = arg
+            elif key == "kind" and arg in KINDS:
+                rule.kind = arg
+            elif key == "multi" and arg in FLAGS:
+                rule.multi = FLAGS[arg]
+            elif key == "digits" and arg in FLAGS:
+                rule.digits = FLAGS[arg]
+            elif key == "words" and arg.isdigit():
+                rule.words = int(arg)
+            elif key == "case" and arg in CASES:
+                rule.case = arg
+            elif key == "head" and (path.parent / (arg + ".list")).exists():
+                rule.head = _head_regex(path.parent / (arg + ".list"))
+            elif key == "reject":
+                rule.reject = frozenset(_split_alternatives(arg))
+            else:
+                fail(number, "unknown or malformed directive @%s" % key)
+        elif rule is None:
+            fail(number, "pattern before the first @slot")
+        else:
+            negated = line.startswith("!")
+            rule.patterns.append((line.lstrip("!").strip(), negated, number))
+    for rule in rules:
+        if not rule.patterns or not rule.text:
+            fail(0, "@slot %s needs @text and at least one pattern" % rule.slot)
+        if any(neg for _, neg, _ in rule.patterns) and not rule.not_text:
+            fail(0, "@slot %s has ! patterns but no @not-text" % rule.slot)
+        needed = set(PLACEHOLDER.findall(rule.slot + rule.text + rule.not_text + rule.value))
+        needed -= {"phrase"}
+        for source, _, number in rule.patterns:
+            missing = needed - set(PLACEHOLDER.findall(source))
+            if missing:
+                fail(number, "pattern lacks {%s}" % "}, {".join(sorted(missing)))
+    return rules, maps
+
+
+@lru_cache(maxsize=32)
+def _head_regex(path: Path) -> re.Pattern:
+    """A word of the list, or (a list word of five letters or more) the end of
+    a compound: "Taxifahrer" holds "fahrer"."""
+    words = [w.lower() for w in read_list(path)]
+    long, short = [w for w in words if len(w) >= 5], [w for w in words if len(w) < 5]
+    parts = ([r"\w*(?:%s)" % _words_regex(long)] if long else []) + (
+        ["(?:%s)" % _words_regex(short)] if short else [])
+    return re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(parts or ["(?!)"]), re.IGNORECASE)
+
+
+def _trailing_regex(line: str, boundary: str) -> re.Pattern:
+    """A ``trailing.list`` line (the pattern syntax, without captures) at the end of a value."""
+    body, _, _ = _pattern_body(line, {}, boundary)
+    return re.compile(r"(?:^|\s+)(?:%s)[\s%s]*$" % (body, re.escape(TRIM)), re.IGNORECASE)
+
+
+@lru_cache(maxsize=16)
+def load_language(folder: str) -> Optional[Language]:
+    base = locale_dir() / folder / "facts"
+    if not base.is_dir():
+        return None
+    lists = {}
+    for name in LISTS:
+        path = base / (name + ".list")
+        lists[name] = [w.lower() for w in read_list(path)] if path.exists() else []
+    words = _words_regex(lists["boundaries"]) or "(?!)"
+    boundary = r"(?:\s*[,;:()\"“”«»]|\s+[-–—]\s|\s+(?:%s)(?!\w))" % words
+    articles = frozenset(lists["articles"] + lists["definite"] + lists["indefinite"])
+    function = articles | frozenset(lists["particles"]) | stop_words(folder)
+    lang = Language(boundary=boundary, lists=lists, rules=[], maps={},
+                    trailing=[_trailing_regex(t, boundary) for t in lists["trailing"]],
+                    function_words=function, article_words=articles,
+                    nonnames=function | frozenset(lists["nonnames"] + lists["fillers"] + lists["boundaries"]
+                                                  + lists["questions"] + lists["reject"]))
+    for path in sorted(base.glob("*.facts")):
+        rules, maps = parse_facts(path, path.stem, boundary)
+        for rule in rules:
+            for source, negated, number in rule.patterns:
+                try:
+                    regex, specificity = compile_pattern(source, maps, boundary)
+                except (PatternError, re.error) as e:
+                    raise PatternError("%s:%d: %s" % (path, number, e))
+                lang.compiled.append((specificity, regex, negated, rule, maps))
+        lang.rules += rules
+        lang.nonnames |= {w for table in maps.values() for words in table for w in words.split()}
+    lang.compiled.sort(key=lambda c: -c[0])
+    return lang
+
+
+def _word_list_regex(words, anchored: bool):
+    if not words:
+        return None
+    body = r"(?:%s)(?!\w)" % _words_regex(words)
+    return re.compile(body if anchored else r"(?<!\w)" + body, re.IGNORECASE)
+
+
+@lru_cache(maxsize=16)
+def _guards(folder: str):
+    lists = load_language(folder).lists
+    fillers = _word_list_regex(lists["fillers"], True)
+    filler_run = re.compile(r"(?:%s[\s,!]*)*" % fillers.pattern, re.IGNORECASE) if fillers else None
+    markers = lists["hypothetical"] + lists["reported"]
+    anywhere = _word_list_regex([w for w in markers if not w.startswith("^")], False)
+    at_start = _word_list_regex([w[1:].strip() for w in markers if w.startswith("^")], True)
+    return filler_run, _word_list_regex(lists["questions"], True), anywhere, at_start
+
+
+def _sentences(text: str):
+    """(sentence, is_question); a '.' after a digit does not end a sentence ("am 5. Mai")."""
+    text = re.sub(r"[’‘`´]", "'", text)
+    for piece in re.split(r"(?<=[!?…])|(?<=[^\d\s]\.)(?=\s)|\n", text):
+        stripped = piece.strip()
+        if re.search(r"\w", stripped):
+            question = stripped.rstrip(" .!…").endswith("?") or "¿" in stripped
+            yield re.sub(r"\s+", " ", stripped.strip("¿¡.!?… ")), question
+
+
+def _clause_starts(sentence: str, boundary, filler_run) -> List[int]:
+    """Where each clause begins, after its leading spaces and fillers."""
+    starts = []
+    for start in [0] + [m.end() for m in boundary.finditer(sentence)]:
+        while start < len(sentence) and sentence[start].isspace():
+            start += 1
+        starts.append(filler_run.match(sentence, start).end() if filler_run else start)
+    return starts
+
+
+def _trim(raw: str, lang: Language) -> str:
+    """``raw`` without trailing fillers, time phrases ("last spring", "há dois
+    anos") and punctuation; at least one word stays."""
+    text = raw.strip(TRIM)
+    while True:  # the longest trailing phrase first: "two years ago", not "years ago"
+        starts = [found.start() for found in (regex.search(text) for regex in lang.trailing)
+                  if found and found.start() > 0]
+        if not starts:
+            return text
+        text = text[:min(starts)].strip(TRIM)
+
+
+def _clean(raw: str, lang: Language, rule: Rule):
+    """(value, phrase): the value without leading articles, trailing fillers and
+    punctuation, and the same with its articles kept ("the Beatles"); None
+    when the value is not acceptable."""
+    words = _trim(raw, lang).split()
+    phrase = " ".join(words).strip(TRIM)
+    while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
+        words.pop(0)
+    value = " ".join(words).strip(TRIM)
+    low = value.lower()
+    if (not value or low in lang.lists["reject"] or low in rule.reject
+            or low.split()[0] in rule.reject or len(words) > rule.words):
+        return None
+    if rule.digits is not None and bool(re.search(r"\d", value)) != rule.digits:
+        return None
+    if rule.head is not None and not rule.head.search(value):
+        return None
+    return value, phrase
+
+
+def _capitalised(word: str) -> str:
+    """ "o'brien" -> "O'Brien", "mary's" -> "Mary's"."""
+    if re.match(r"^\w'\w", word):
+        return word[0].upper() + "'" + word[2].upper() + word[3:]
+    return word[:1].upper() + word[1:]
+
+
+def capitalise_name(text: str, lang: Language) -> str:
+    """Each word (and each part of a hyphenated word) capitalised, except the
+    particles inside a name: "Rio de Janeiro", "Trás-os-Montes"."""
+    particles = set(lang.lists["particles"])
+    return " ".join("-".join(piece if (i or j) and piece.lower() in particles else _capitalised(piece)
+                             for j, piece in enumerate(word.split("-")))
+                    for i, word in enumerate(text.split()))
+
+
+def _as_nouns(text: str, lang: Language) -> str:
+    """A common-noun phrase: as said, but where the language capitalises nouns
+    (``casing.list``: nouns), the last word of each run of words that are not
+    function words takes a capital ("leitende Ärztin im städtischen Klinikum")."""
+    if "nouns" not in lang.lists["casing"]:
+        return text
+    words = text.split()
+
+    def content(word):
+        return word[:1].isalpha() and word.lower() not in lang.function_words
+    return " ".join(_capitalised(w) if content(w) and (i + 1 == len(words) or not content(words[i + 1])) else w
+                    for i, w in enumerate(words))
+
+
+def _written(text: str, case: str, lead: str, lang: Language) -> str:
+    """``text`` with the capitals its ``case`` gives it (see the module's
+    docstring); ``lead``: the word said right before it (an article?)."""
+    if not case or not text or any(c.isupper() for c in text):
+        return text
+    described = {"name": (), "place": lang.lists["indefinite"],
+                 "org": lang.lists["indefinite"] + lang.lists["definite"]}.get(case)
+    if described is not None and lead not in described:
+        return capitalise_name(text, lang)
+    return _as_nouns(text, lang)
+
+
+def _word_before(match, group: str) -> str:
+    before = match.string[:match.start(group)].split()
+    return before[-1].lower().strip(TRIM) if before else ""
+
+
+def _person_name(raw: str, lang: Language) -> Optional[str]:
+    """A person's name as captured ("tom", "a ana"): up to three words, none of
+    them a function word, filler or ``nonnames`` word; None if it is not one."""
+    words = raw.strip(TRIM).split()
+    while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
+        words.pop(0)
+    if not words or len(words) > FREE_WORDS["name"]:
+        return None
+    for word in words:
+        if word.lower() in lang.nonnames or not re.fullmatch(r"[^\W\d_][\w'.-]*", word):
+            return None
+    return " ".join(words)
+
+
+def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optional[ExtractedFact]:
+    groups = match.groupdict()
+    said = {k[2:]: re.sub(r"\s+", " ", v.lower()) for k, v in groups.items() if k.startswith("m_")}
+    keys = {k: maps[k].get(v, v) for k, v in said.items()}
+    said = {k: maps[k].written.get(v, v) for k, v in said.items()}  # as the file writes them
+    if groups.get("value") is not None:
+        cleaned = _clean(groups["value"], lang, rule)
+        if cleaned is None:
+            return None
+        value, phrase = cleaned
+        lead = phrase.split()[0].lower() if len(phrase.split()) > len(value.split()) else _word_before(match, "value")
+        cased = _written(value, rule.case, lead, lang)
+        said["value"] = cased
+        said["phrase"] = phrase[:len(phrase) - len(value)] + cased if phrase.endswith(value) else phrase
+    if groups.get("name") is not None:
+        name = _person_name(groups["name"], lang)
+        if name is None:
+            return None
+        said["name"] = _written(name, "name", "", lang)
+        keys["name"] = re.sub(r"[\s.]+", "_", name.lower()).strip("_")
+    if groups.get("detail") is not None:
+        detail = _trim(groups["detail"], lang)
+        words = detail.split()
+        if not words or len(words) > FREE_WORDS["detail"]:
+            return None
+        if _trim("x %s %s" % (_word_before(match, "detail"), detail), lang) == "x":
+            return None  # "for ten years" is a time, not a detail: the next pattern trims it
+        lead = words[0].lower() if words[0].lower() in lang.article_words else _word_before(match, "detail")
+        said["detail"] = _written(detail, "org", lead, lang)
+    if groups.get("gap") is not None and len(groups["gap"].split()) > FREE_WORDS["gap"]:
+        return None
+    value = rule.value.format(**said).strip()
+    said.setdefault("phrase", value)
+    text = (rule.not_text if negated else rule.text).format(**{**said, "value": value})
+    return ExtractedFact(slot=rule.slot.format(**keys), value=value, kind=rule.kind,
+                         multi=rule.multi, negated=negated, family=rule.family,
+                         text=text[:1].upper() + text[1:])
+
+
+def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
+    """The facts the user states about themselves in one utterance."""
+    folder = match_lang(lang) if text else None
+    language = load_language(folder) if folder else None
+    if language is None:
+        return []
+    filler_run, questions, anywhere, at_start = _guards(folder)
+    boundary = re.compile(language.boundary, re.IGNORECASE)
+    facts, seen = [], set()
+    for sentence, question in _sentences(text):
+        starts = _clause_starts(sentence, boundary, filler_run)
+        if (question or (questions and questions.match(sentence, starts[0]))
+                or (anywhere and anywhere.search(sentence))
+                or (at_start and any(at_start.match(sentence, s) for s in starts))):
+            continue
+        for start in starts:
+            for _, regex, negated, rule, maps in language.compiled:
+                match = regex.match(sentence, start)
+                fact = match and _fact(match, negated, rule, maps, language)
+                if fact:
+                    key = (fact.slot, fact.value.lower(), fact.negated)
+                    if key not in seen:
+                        seen.add(key)
+                        facts.append(fact)
+                    break
+    return facts
+
+
+def is_question(text: str, lang: str) -> bool:
+    """Every sentence of ``text`` asks something ("what do i do for a living"):
+    it ends with "?" or starts with a question word of ``lang``."""
+    folder = match_lang(lang) if text else None
+    language = load_language(folder) if folder else None
+    if language is None:
+        return text.rstrip().endswith("?")
+    filler_run, questions, _, _ = _guards(folder)
+    boundary = re.compile(language.boundary, re.IGNORECASE)
+    sentences = list(_sentences(text))
+    return bool(sentences) and all(
+        question or bool(questions and questions.match(sentence, _clause_starts(sentence, boundary, filler_run)[0]))
+        for sentence, question in sentences)

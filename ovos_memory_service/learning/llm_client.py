@@ -1,0 +1,147 @@
+"""An OpenAI-compatible chat client, for the background work only (summaries
+and facts): nothing else in the service talks to the network, and nothing a
+turn waits for calls it.
+
+- Every call has a total deadline (``request_timeout``), retries inside it with
+  backoff, and raises :class:`LLMUnavailable` when the endpoint is down, hung,
+  slow or answers nonsense at the HTTP level. Callers keep their job and try
+  again later.
+- A circuit breaker per endpoint: after a few failed calls in a row, calls fail
+  at once until a cool-down has passed (growing while the endpoint stays down),
+  so a dead endpoint costs one attempt per cool-down, not one per job.
+- ``model`` "" asks the server's ``/models`` once and caches the answer.
+"""
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import requests
+
+from ovos_memory_service.common.blocks import DEFAULT_API_URL
+
+CONNECT_TIMEOUT_S = 5
+RETRIES = 2                    # extra attempts within one call's deadline
+FAILURES_TO_OPEN = 3           # failed calls in a row that open the breaker
+COOL_DOWN_S = (15, 600)        # first and longest cool-down
+MAX_REPLY_BYTES = 1_000_000
+THINKING = re.compile(r"<think>.*?</think>", re.S)
+
+
+class LLMUnavailable(Exception):
+    """The endpoint did not give a usable answer in time; try again later."""
+
+
+@dataclass
+class Breaker:
+    failures: int = 0
+    open_until: float = 0.0
+
+    def check(self):
+        wait = self.open_until - time.monotonic()
+        if wait > 0:
+            raise LLMUnavailable(f"endpoint down ({self.failures} failed calls); next try in {wait:.0f} s")
+
+    def succeeded(self):
+        self.failures, self.open_until = 0, 0.0
+
+    def failed(self):
+        self.failures += 1
+        if self.failures >= FAILURES_TO_OPEN:
+            first, longest = COOL_DOWN_S
+            cool_down = min(longest, first * 2 ** (self.failures - FAILURES_TO_OPEN))
+            self.open_until = time.monotonic() + cool_down
+
+
+# shared by every client of one endpoint (several personas may name the same)
+_breakers: Dict[str, Breaker] = {}
+_models: Dict[str, str] = {}
+_shared = threading.Lock()
+
+
+def breaker_for(api_url: str) -> Breaker:
+    with _shared:
+        return _breakers.setdefault(api_url, Breaker())
+
+
+class ChatClient:
+    def __init__(self, api_url: str = DEFAULT_API_URL, model: str = "", api_key: str = "",
+                 timeout: float = 30):
+        self.api_url = api_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.breaker = breaker_for(self.api_url)
+
+    def complete(self, messages: List[dict], max_tokens: int) -> str:
+        """The assistant's answer to ``messages``; LLMUnavailable when there is none."""
+        with _shared:
+            self.breaker.check()
+        deadline = time.monotonic() + self.timeout
+        try:
+            body = {"model": self.model_name(deadline), "messages": messages,
+                    "max_tokens": max_tokens, "temperature": 0, "stream": False}
+            reply = self._request("POST", "/chat/completions", deadline, body)
+            choice = (reply.get("choices") or [{}])[0]
+            text = (choice.get("message") or {}).get("content") or choice.get("text")
+            if not isinstance(text, str):
+                raise LLMUnavailable("the reply has no choices[0].message.content")
+        except LLMUnavailable:
+            with _shared:
+                self.breaker.failed()
+                if not self.model:  # the server may have been restarted with another model
+                    _models.pop(self.api_url, None)
+            raise
+        with _shared:
+            self.breaker.succeeded()
+        return THINKING.sub("", text).strip()
+
+    def model_name(self, deadline: float) -> str:
+        """The configured model, else the first one the server lists (asked once)."""
+        if self.model:
+            return self.model
+        with _shared:
+            known = _models.get(self.api_url)
+        if known:
+            return known
+        listed = self._request("GET", "/models", deadline).get("data") or []
+        if not listed or not isinstance(listed[0], dict) or not listed[0].get("id"):
+            raise LLMUnavailable("the server lists no model; set model")
+        with _shared:
+            _models[self.api_url] = listed[0]["id"]
+        return listed[0]["id"]
+
+    def _request(self, method: str, path: str, deadline: float, body: Optional[dict] = None) -> dict:
+        """One JSON request, retried with backoff while the deadline allows."""
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        error = "no attempt"
+        for attempt in range(RETRIES + 1):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            try:
+                return self._attempt(method, path, deadline, remaining, headers, body)
+            except (requests.RequestException, ValueError) as e:
+                error = f"{type(e).__name__}: {e}"
+            pause = min(0.5 * 2 ** attempt, deadline - time.monotonic())
+            if pause > 0 and attempt < RETRIES:
+                time.sleep(pause)
+        raise LLMUnavailable(f"{method} {self.api_url}{path} failed: {error}")
+
+    def _attempt(self, method, path, deadline, remaining, headers, body) -> dict:
+        with requests.request(method, self.api_url + path, json=body, headers=headers, stream=True,
+                              timeout=(min(CONNECT_TIMEOUT_S, remaining), remaining)) as response:
+            response.raise_for_status()
+            data = b""
+            for chunk in response.iter_content(8192):
+                data += chunk
+                if time.monotonic() > deadline:
+                    raise requests.Timeout("the reply did not finish before the deadline")
+                if len(data) > MAX_REPLY_BYTES:
+                    raise ValueError("the reply is too large")
+        reply = json.loads(data or b"null")
+        if not isinstance(reply, dict):
+            raise ValueError("the reply is not a JSON object")
+        return reply

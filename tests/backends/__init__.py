@@ -1,0 +1,1 @@
+"""How each backend builds a context and recalls: recency, keywords, meaning, composite, longterm."""

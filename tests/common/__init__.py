@@ -1,0 +1,1 @@
+"""The shared nouns: the configuration's keys, the locale's word lists."""

@@ -1,0 +1,1 @@
+"""The benchmarks' labelled sets are well formed."""

@@ -1,0 +1,1 @@
+"""What each operation means: storing turns, listing, forgetting, what a build leaves out."""

@@ -1,0 +1,1 @@
+"""The embedding models and the reranker, offline, and the memory they keep."""

@@ -1,0 +1,141 @@
+"""memory.recall in English is reordered by a cross-encoder (models/reranker.py):
+it reads the question and each memory together, so the memory that answers
+comes before one that only shares its words."""
+import pytest
+
+from ovos_memory_service.models.reranker import (RERANK_MODEL, CrossEncoder, RerankerUnavailable, load_reranker,
+                                                 model_folder)
+from tests.helpers import assistant, scope, store, user
+
+# "flying" and "Madrid" are shared by the wrong memory as much as by the answer
+MADRID = ["The train to Porto was late again today.", "I take the train to work every day.",
+          "My brother is afraid of flying, so we drove to Madrid.", "Flying to Madrid takes an hour."]
+ANSWER = "My brother is afraid of flying, so we drove to Madrid."
+
+
+@pytest.fixture(scope="module", autouse=True)
+def installed():
+    try:
+        model_folder()
+    except RerankerUnavailable as e:
+        pytest.skip(str(e))
+
+
+def _recalled(engine, sc, query, **kw):
+    return [m.content for m in engine.recall(sc, query, threshold=0.0, kinds=["turn"], **kw)]
+
+
+def _told(engine, sc, texts):
+    for text in texts:
+        store(engine, sc, user(text))
+    engine.wait_idle()
+
+
+def test_the_memory_that_answers_comes_first(make_engine):
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, MADRID)
+    assert _recalled(engine, sc, "How did we get to Madrid?", limit=2)[0] == ANSWER
+    stats = engine.stats(sc)
+    assert stats["reranker"] == RERANK_MODEL and stats["rerank_error"] is None
+
+
+def test_a_reply_that_says_nothing_never_comes_before_the_answer(make_engine):
+    """The cross-encoder finds neither "Understood." nor the fact related to
+    the question (both at its floor): recall's own order stands there."""
+    engine = make_engine()
+    sc = scope()
+    for fact in ("I'm a vegetarian.", "Peanuts make my throat swell up."):
+        store(engine, sc, user(fact), assistant("Understood."))
+    engine.wait_idle()
+    assert _recalled(engine, sc, "what am I allergic to")[0] == "Peanuts make my throat swell up."
+
+
+def test_it_only_reorders_what_recall_finds(make_engine):
+    """The same memories above the threshold, whatever their order."""
+    on = make_engine()
+    sc = scope()
+    _told(on, sc, MADRID)
+    found = {m.id: m.score for m in on.recall(sc, "train to work", threshold=0.5)}
+    on.close()
+    off = make_engine(rerank={"enabled": False})
+    assert {m.id: m.score for m in off.recall(sc, "train to work", threshold=0.5)} == found
+
+
+def test_an_exact_match_stays_first(make_engine):
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, MADRID + ["how did we get to madrid"])
+    assert _recalled(engine, sc, "How did we get to Madrid?")[0] == "how did we get to madrid"
+
+
+def test_other_languages_are_not_reranked(make_engine):
+    """The model is an English one: a Portuguese recall keeps its own order."""
+    texts = ["O comboio para o Porto atrasou-se outra vez.", "O meu irmão tem medo de voar, por isso fomos de "
+             "carro para Madrid.", "Voar para Madrid demora uma hora.", "Vou de comboio para o trabalho."]
+    pt = scope(lang="pt-pt")
+    on = make_engine()
+    _told(on, pt, texts)
+    reranked = _recalled(on, pt, "Como fomos para Madrid?")
+    on.close()
+    off = make_engine(rerank={"enabled": False})
+    assert _recalled(off, pt, "Como fomos para Madrid?") == reranked
+
+
+def test_a_device_in_another_language_does_not_load_it(make_engine):
+    """It reads English only: on a Portuguese device it would hold its memory for nothing."""
+    engine = make_engine(lang="pt-pt")
+    stats = engine.stats(scope(lang="pt-pt"))
+    assert stats["reranker"] is None and "English" in stats["rerank_error"]
+
+
+def test_turned_off_in_the_configuration(make_engine):
+    engine = make_engine(rerank={"enabled": False})
+    stats = engine.stats(scope())
+    assert stats["reranker"] is None and "disabled" in stats["rerank_error"]
+
+
+def test_a_reload_can_turn_it_off(make_engine):
+    from ovos_memory_service.common.config import build_config
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, MADRID)
+    engine.reload(build_config({**engine.config, "rerank": {"enabled": False}}))
+    plain = make_engine(data_dir=engine.config["data_dir"] + "-plain", rerank={"enabled": False})
+    _told(plain, sc, MADRID)
+    assert _recalled(engine, sc, "How did we get to Madrid?") == _recalled(plain, sc, "How did we get to Madrid?")
+
+
+def test_a_pair_scores_the_same_whatever_is_scored_beside_it():
+    reranker = load_reranker()
+    try:
+        alone = reranker.scores("How did we get to Madrid?", [ANSWER])
+        among = reranker.scores("How did we get to Madrid?", MADRID)
+    finally:
+        reranker.close()
+    assert among[MADRID.index(ANSWER)] == alone[0] == max(among)
+
+
+def test_a_model_file_this_version_does_not_know_is_refused(tmp_path):
+    (tmp_path / "model.onnx").write_bytes(b"not the model")
+    (tmp_path / "tokenizer.json").write_text("{}")
+    with pytest.raises(RerankerUnavailable, match="not the model this version knows"):
+        CrossEncoder(tmp_path)
+
+
+@pytest.mark.parametrize("block", [{"enabled": "yes"}, {"candidates": 0}, {"candidates": 51}, "on"])
+def test_a_bad_rerank_setting_names_the_key(block):
+    from ovos_memory_service.common.config import build_config
+    with pytest.raises(ValueError, match="memory_service.rerank"):
+        build_config({"rerank": block})
+
+
+def test_a_reply_is_read_with_the_question_it_answers(make_engine):
+    """"Lisbon, with my sister." says where the user went only after the
+    question it answers: the cross-encoder reads a turn after the one before it."""
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, ["Summer holidays are my favourite time to travel.", "I travel for work most weeks."])
+    store(engine, sc, assistant("Where did you go on holiday last summer?"), user("Lisbon, with my sister."))
+    _told(engine, sc, ["My sister travels a lot in summer."])
+    assert _recalled(engine, sc, "Which city did I visit on my summer holiday?", limit=1) == ["Lisbon, with my sister."]

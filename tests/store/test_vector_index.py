@@ -1,0 +1,113 @@
+"""The LanceDB vector index on real files (store/sqlite/lance_index.py): a user's vectors
+read back by the user_id index, rows written since it was made included, and
+searched in memory."""
+import numpy as np
+import pytest
+
+from ovos_memory_service.models.embedder import load_embedder
+from ovos_memory_service.store.sqlite.lance_index import VectorIndex
+
+DIM = 8
+
+
+def unit(i: int) -> np.ndarray:
+    v = np.random.default_rng(i).normal(size=DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def rows(user: str, start: int, n: int):
+    return [(seq, f"{user}-{seq}", user, unit(seq)) for seq in range(start, start + n)]
+
+
+def test_a_users_vectors_come_back_through_the_user_index_with_later_writes(tmp_path):
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    for user, start in (("ana", 0), ("rui", 100), ("eva", 200)):
+        index.upsert(rows(user, start, 30))
+    index.compact()
+    assert [i.columns for i in index.table.list_indices()] == [["user_id"]]
+    index.upsert(rows("ana", 300, 5))  # not in the index yet
+    index.delete(["ana-3", "rui-101"])
+    cold = VectorIndex(tmp_path / "vectors", DIM)  # nothing in memory: read from the files
+    found = cold.search(unit(302), "ana", 0, 100)
+    assert found[0][0] == "ana-302" and found[0][1] > 0.999
+    expected = {f"ana-{s}" for s in [*range(0, 30), *range(300, 305)]} - {"ana-3"}
+    assert {memory_id for memory_id, _ in found} == expected
+    assert {m for m, _ in cold.search(unit(0), "rui", 0, 100)} == {f"rui-{s}" for s in range(100, 130)} - {"rui-101"}
+    cold.compact()  # the later rows join the index; it is not made twice
+    assert [i.columns for i in cold.table.list_indices()] == [["user_id"]]
+    assert {m for m, _ in VectorIndex(tmp_path / "vectors", DIM).search(unit(1), "ana", 0, 100)} == expected
+
+
+def test_a_user_whose_vectors_are_all_deleted_leaves_no_trace_in_the_files(tmp_path):
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    index.upsert(rows("ana", 0, 10) + rows("zelinda", 100, 10))
+    index.compact()  # the user index now holds both names
+    index.delete([f"zelinda-{s}" for s in range(100, 110)])
+    index.purge()
+    for path in (tmp_path / "vectors").rglob("*"):
+        if path.is_file():
+            assert b"zelinda" not in path.read_bytes(), path
+    assert [m for m, _ in index.search(unit(1), "ana", 0, 3)][0] == "ana-1"
+
+
+def test_searches_in_memory_give_the_models_cosines_and_order(tmp_path):
+    """The in-memory copies are int8: with the real model's vectors, a search
+    returns the same memories in the same order as float32 would, with cosines
+    within 0.002 of theirs."""
+    pytest.importorskip("fastembed")
+    embedder = load_embedder({}, tmp_path / "models")
+    texts = ["My sister Marta lives in Lisbon.", "I like jazz music a lot.", "The weather is nice today.",
+             "My dog is called Rex.", "Remind me to buy milk.", "Ich wohne seit drei Jahren in Freiburg.",
+             "O meu cão chama-se Rex.", "I need to call my bank, my card was blocked."]
+    vectors = embedder.embed(texts)
+    index = VectorIndex(tmp_path / "vectors", len(vectors[0]))
+    index.upsert([(seq, f"m{seq}", "ana", v) for seq, v in enumerate(vectors)])
+    for query in ("where does my sister live", "what is my pet's name", "music"):
+        q = embedder.embed_query(query)
+        exact = sorted(((f"m{seq}", float(v @ q)) for seq, v in enumerate(vectors)), key=lambda p: -p[1])
+        found = index.search(q, "ana", 0, len(texts))
+        assert [m for m, _ in found] == [m for m, _ in exact], query
+        assert max(abs(a - b) for (_, a), (_, b) in zip(found, exact)) < 0.002, query
+
+
+def test_warming_copies_the_users_heard_from_last_within_the_budget(tmp_path, monkeypatch):
+    import ovos_memory_service.store.sqlite.lance_index as index_module
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    for user, start in (("ana", 0), ("rui", 100), ("eva", 200)):
+        index.upsert(rows(user, start, 30))
+    cold = VectorIndex(tmp_path / "vectors", DIM)
+    monkeypatch.setattr(index_module, "CACHE_VECTORS", 70)
+    cold.warm([("eva", 30), ("ana", 30), ("rui", 30)])  # rui would pass the budget
+    assert list(cold._users) == ["ana", "eva"]  # eva, heard from last, is evicted last
+    assert cold.search(unit(205), "eva", 0, 1)[0][0] == "eva-205"
+
+
+def test_a_query_that_is_not_a_number_never_returns_older_rows_than_asked(tmp_path):
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    index.upsert(rows("ana", 0, 10))
+    found = index.search(np.full(DIM, np.nan, np.float32), "ana", 5, 100)
+    assert {memory_id for memory_id, _ in found} <= {f"ana-{s}" for s in range(5, 10)}
+
+
+def test_only_the_daemon_reads_the_users_vectors_ahead(tmp_path):
+    """A command answers one request: it reads only the vectors it searches."""
+    pytest.importorskip("fastembed")
+    from ovos_memory_service.common.config import build_config
+    from ovos_memory_service.engine.engine import MemoryEngine
+    from tests.helpers import exchange, scope
+    config = build_config({"data_dir": str(tmp_path / "memory")})
+    daemon = MemoryEngine(config)
+    daemon.open(holder="daemon", semantic="background")
+    for user in ("ana", "rui"):
+        exchange(daemon, scope(user), f"{user} has a red bicycle", "Nice.")
+    daemon.wait_idle()
+    daemon.close()
+    command = MemoryEngine(config)
+    command.open(lock_timeout=0, semantic="now")
+    assert command.store._vectors is not None and list(command.store._vectors._users) == []
+    command.close()
+    daemon = MemoryEngine(config)
+    daemon.open(holder="daemon", semantic="background")
+    daemon.wait_idle()
+    assert sorted(daemon.store._vectors._users) == ["ana", "rui"]
+    daemon.close()

@@ -1,0 +1,1 @@
+"""The voice commands (edge/skill.py) through ovos-core's intent pipeline and the bus."""
