@@ -312,11 +312,11 @@ def run_ours(spec: dict) -> dict:
     sys.path.insert(0, str(REPO))
     from importlib.metadata import version
     from ovos_utils.log import LOG
-    from ovos_memory_service.config import build_config
-    from ovos_memory_service.engine import MemoryEngine
-    from ovos_memory_service.scope import Scope
+    from ovos_memory_service.common.config import build_config
+    from ovos_memory_service.common.scope import Scope
+    from ovos_memory_service.engine.engine import MemoryEngine
     from ovos_memory_service.version import __version__
-    from ovos_memory_service.wire import iso_time, parse_messages
+    from ovos_memory_service.common.wire import iso_time, parse_messages
     LOG.set_level("WARNING")
     work = Path(spec["work"])
     started = time.perf_counter()
@@ -456,7 +456,7 @@ def peer_python(venv: Path, rebuild: bool) -> Path:
 def model_folder(root: Path) -> str:
     """The project's all-MiniLM-L6-v2 int8 folder (links, no copy), for the peer's plugin."""
     sys.path.insert(0, str(REPO))
-    from ovos_memory_service.vectors.embedder import bundled_model_folder
+    from ovos_memory_service.models.embedder import bundled_model_folder
     return str(bundled_model_folder(root / "model"))
 
 
