@@ -192,6 +192,20 @@ def measures(records, model, fitted, split) -> dict:
             "items of other topics": wrong, "never-said items": never}
 
 
+def store_every(models, folders) -> dict:
+    """model -> the records of ``queries`` for the sets of its languages."""
+    records = {}
+    for model in models:
+        sets = [s for folder in folders for s in load_sets(folder) if s["lang"] in MODELS[model]]
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = open_engine(tmp, embeddings={"model": model})
+            try:
+                records[model] = queries(engine, store_scenarios(engine, sets))
+            finally:
+                engine.close()
+    return records
+
+
 def show(name, split, figures):
     print(f"  {name:8} {split:5} " + ", ".join(
         f"{key} {value:.3f}" if isinstance(value, float) else f"{key} {value}" for key, value in figures.items()))
