@@ -192,9 +192,12 @@ class StoreReader:
                 raise Unavailable(self.semantic_error or f"the vectors are {e.model}'s, not this daemon's model's")
             return queries.embedder.name, compare(queries)
 
-    def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False) -> Visible:
+    def visible(self, scope: Scope, kinds: Sequence[str], where: str = "user", history: bool = False,
+                **narrowed) -> Visible:
+        """What ``scope`` may see of ``kinds``; ``narrowed``: Visible's
+        ``persona``, ``session``, ``since`` and ``until``."""
         return Visible(scope, tuple(kinds), where, share_turns=self.config["share_turns_across_personas"],
-                       share_facts=self.config["share_facts_across_personas"], history=history)
+                       share_facts=self.config["share_facts_across_personas"], history=history, **narrowed)
 
     def keyword_search(self, scope: Scope, text: str, limit: int, kinds: Sequence[str],
                        where: str = "user", exclude_ids: Sequence[str] = (),

@@ -31,6 +31,7 @@ from ovos_memory_service.backends.relevance import saying_something_first
 from ovos_memory_service.common.resources import is_english
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Store, open_store
+from ovos_memory_service.engine.corrections import Corrections
 from ovos_memory_service.engine.upkeep import Upkeep
 from ovos_memory_service.learning.embedding_worker import EmbeddingWorker
 from ovos_memory_service.models.embedder import OFFLINE_MODELS, load_embedder
@@ -50,7 +51,7 @@ def _spoken(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
 
 
-class MemoryEngine(Upkeep):
+class MemoryEngine(Corrections, Upkeep):
     def __init__(self, config: dict, clock: Callable[[], float] = time.time):
         # the service's configuration: this dict, kept (not copied) by every part below
         self.config = config
@@ -379,8 +380,10 @@ class MemoryEngine(Upkeep):
         return {item.id: turn for item in turns for turn in adjacent.get(item.id, []) if turn.seq < item.seq}
 
     def list(self, scope: Scope, kinds: Sequence[str] = KINDS, limit: int = 20,
-             offset: int = 0, where: str = "user"):
-        visible = self.reader.visible(scope, kinds, where)
+             offset: int = 0, where: str = "user", **narrowed):
+        """A page of the scope's memories, newest first, and their total;
+        ``narrowed``: only one ``persona`` or ``session``, or those made ``since``/``until``."""
+        visible = self.reader.visible(scope, kinds, where, **narrowed)
         with self.store.transaction():  # the page and its total agree
             rows = self.store.list_visible(visible, limit, offset)
             total = self.store.count_visible(visible)
@@ -399,18 +402,28 @@ class MemoryEngine(Upkeep):
         slot's memory); anything else is kept as said. Returns the memory's id."""
         if kind is not None and kind not in EXPLICIT_KINDS:
             raise InvalidRequest(f"kind must be one of {', '.join(EXPLICIT_KINDS)}")
-        found = [] if kind == "attribute" else extract_facts(content, self.lang(scope))
-        facts = [replace(as_fact(f, "", "user"), sources=[], kind=kind or f.kind) for f in found] or [
-            Fact(kind=kind or "fact", content=content)]
-        if len(facts) == 1:  # one statement: keep the user's own words
-            facts[0].content = content
         with self.store.transaction():
             if self.store.is_paused(scope):
                 raise InvalidRequest("memory is paused for this user; resume it first")
-            ids = [record(self.store, scope, fact, self.config["share_facts_across_personas"]) for fact in facts]
-            for memory_id in filter(None, ids):  # the level it was said at, this time
-                self.store.update_memory(memory_id, auth_level=scope.auth_level)
+            memory_id = self._record_statement(scope, content, kind)
         self.background.wake()
+        return memory_id
+
+    def _record_statement(self, scope: Scope, content: str, kind: Optional[str] = None,
+                          unknown_kind: str = "fact") -> str:
+        """Inside a transaction: what the user states, through the fact model
+        (``unknown_kind``: the kind of a statement the extractor does not
+        understand); the id of the memory that holds it. NotFound (raised in
+        the transaction, which then undoes everything) for a negation that
+        retracts nothing."""
+        found = [] if kind == "attribute" else extract_facts(content, self.lang(scope))
+        facts = [replace(as_fact(f, "", "user"), sources=[], kind=kind or f.kind) for f in found] or [
+            Fact(kind=kind or unknown_kind, content=content)]
+        if len(facts) == 1:  # one statement: keep the user's own words
+            facts[0].content = content
+        ids = [record(self.store, scope, fact, self.config["share_facts_across_personas"]) for fact in facts]
+        for memory_id in filter(None, ids):  # the level it was said at, this time
+            self.store.update_memory(memory_id, auth_level=scope.auth_level)
         if not any(ids):
             raise NotFound("there was nothing like that to retract")
         return next(i for i in ids if i)

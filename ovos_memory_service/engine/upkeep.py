@@ -66,6 +66,10 @@ class Upkeep:
         self.store.compact()
         return {"compacted": True}
 
+    def disk_used(self) -> int:
+        """Bytes the store takes (its files, or its tables on the PostgreSQL server)."""
+        return self.store.disk_used()
+
     def stats(self, scope: Scope) -> dict:
         """The scope's user's counts per kind, and the service's health."""
         return {

@@ -33,13 +33,20 @@ class Visible:
     attributes are always per persona. ``where`` "session" keeps one session,
     "all" is everything of the user in every persona (the voice commands).
     Superseded and retracted facts are history, seen only with ``history``.
-    Tool results and tool-call stubs are never memories of the user."""
+    Tool results and tool-call stubs are never memories of the user.
+    ``persona`` (a persona's key, "" for the default namespace), ``session``,
+    ``since`` and ``until`` (epoch seconds, ``until`` excluded) narrow it
+    further: what a person browsing their memories picks."""
     scope: Scope
     kinds: Tuple[str, ...] = KINDS
     where: str = "user"
     share_turns: bool = False
     share_facts: bool = True
     history: bool = False
+    persona: Optional[str] = None
+    session: Optional[str] = None
+    since: Optional[float] = None
+    until: Optional[float] = None
 
     def per_persona(self, kind: str) -> bool:
         """Whether memories of ``kind`` are seen only by the scope's own persona."""
@@ -412,6 +419,15 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def users_overview(self, user_id: Optional[str] = None) -> List[Tuple[str, str, int, float]]:
         """(user_id, kind, count, newest created_at) rows."""
+
+    @abc.abstractmethod
+    def user_facets(self, user_id: str) -> Dict[str, Dict[str, int]]:
+        """The user's current memories counted by ``persona_id`` ("" for the
+        default namespace) and by ``session_id``: {"personas": {...}, "sessions": {...}}."""
+
+    @abc.abstractmethod
+    def disk_used(self) -> int:
+        """Bytes the store takes on its disk (files, or the server's tables)."""
 
     @abc.abstractmethod
     def rebuild_keywords(self):

@@ -50,6 +50,12 @@ def visible_to(visible: Visible, mark: str) -> Tuple[str, list]:
     if where == "session":
         sql += f" AND m.session_id = {mark}"
         args.append(scope.session_id)
+    for clause, value in (("m.persona_id =", visible.persona), ("m.session_id =", visible.session),
+                          ("m.created_at >=", visible.since),
+                          ("m.created_at <", visible.until)):
+        if value is not None:
+            sql += f" AND {clause} {mark}"
+            args.append(value)
     sql += " AND NOT (m.kind = 'turn' AND (m.role = 'tool' OR m.content = ''))"
     if not visible.history:
         sql += " AND m.status = 'current'"
@@ -65,6 +71,14 @@ def in_scope(mark: str, user_id=None, persona_id=None, session_id=None) -> Tuple
             clauses.append(f"m.{column} = {mark}")
             args.append(value)
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
+
+
+def facets(mark: str) -> str:
+    """The user's current memories counted by persona and by session, in one statement."""
+    return ("SELECT 'personas' AS facet, persona_id AS value, count(*) AS n FROM memories "
+            f"WHERE user_id = {mark} AND status = 'current' GROUP BY persona_id UNION ALL "
+            "SELECT 'sessions' AS facet, session_id AS value, count(*) AS n FROM memories "
+            f"WHERE user_id = {mark} AND status = 'current' GROUP BY session_id")
 
 
 def pause_key(scope: Scope, where: str) -> list:

@@ -6,11 +6,11 @@ through one daemon holds on every daemon at once.
 """
 import json
 import time
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import FIELDS
-from ovos_memory_service.store.sql import in_scope, pause_key
+from ovos_memory_service.store.sql import facets, in_scope, pause_key
 
 # every table a compaction rewrites (VACUUM FULL)
 TABLES = ("conversations", "memories", "memory_text", "user_configs", "update_requests", "pauses",
@@ -118,6 +118,21 @@ class Admin:
             return [(r["user_id"], r["kind"], r["n"], r["newest"]) for r in cur.execute(
                 f"SELECT m.user_id, m.kind, count(*) AS n, max(m.created_at) AS newest FROM memories m{where} "
                 "GROUP BY m.user_id, m.kind ORDER BY m.user_id, m.kind", args)]
+
+    def user_facets(self, user_id: str) -> Dict[str, Dict[str, int]]:
+        found = {"personas": {}, "sessions": {}}
+        with self._cursor() as cur:
+            for r in cur.execute(facets("%s"), [user_id, user_id]):
+                found[r["facet"]][r["value"]] = r["n"]
+        return found
+
+    def disk_used(self) -> int:
+        """The schema's tables with their indexes and TOAST, as the server stores them."""
+        with self._cursor() as cur:
+            row = cur.execute("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n "
+                              "FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace "
+                              "WHERE s.nspname = %s AND c.relkind IN ('r', 'm')", [self.schema]).fetchone()
+        return int(row["n"])
 
     def refresh_statistics(self):
         """ANALYZE: until autovacuum comes by (a minute or more), the planner

@@ -2,11 +2,12 @@
 administrator's upkeep: counts, export, import, overview, compaction."""
 import json
 import time
-from typing import List, Optional, Tuple
+import os
+from typing import Dict, List, Optional, Tuple
 
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store.records import FIELDS
-from ovos_memory_service.store.sql import in_scope, pause_key
+from ovos_memory_service.store.sql import facets, in_scope, pause_key
 
 
 class Admin:
@@ -104,6 +105,24 @@ class Admin:
             return [tuple(r) for r in db.execute(
                 f"SELECT user_id, kind, count(*), max(created_at) FROM memories m{where} "
                 "GROUP BY user_id, kind ORDER BY user_id", args)]
+
+    def user_facets(self, user_id: str) -> Dict[str, Dict[str, int]]:
+        found = {"personas": {}, "sessions": {}}
+        with self._reading() as db:
+            for facet, value, n in db.execute(facets("?"), [user_id, user_id]):
+                found[facet][value] = n
+        return found
+
+    def disk_used(self) -> int:
+        """Every file of the store's folder: the database, its WAL, the vectors."""
+        total = 0
+        for root, _, names in os.walk(self.directory):
+            for name in names:
+                try:
+                    total += os.lstat(os.path.join(root, name)).st_size
+                except OSError:  # a vector fragment compacted away meanwhile
+                    pass
+        return total
 
     def refresh_statistics(self):
         """Nothing: the SQLite store keeps no planner statistics (no ANALYZE),
