@@ -82,9 +82,20 @@ DEFAULTS = {
     # wait_for_audio: wait for the end of a question's speech before listening ("auto": only
     # when an audio service answers mycroft.audio.is_alive; true; false)
     "voice": {"spoken_items": 3, "forget_limit": 20, "wait_for_audio": "auto"},
+    # the page where people see, correct and forget their memories (edge/page/, docs/page.md):
+    # served by the daemon on 127.0.0.1 only unless ``host`` says otherwise; nothing is shown
+    # without a link from ``ovos-memory page``, valid once for ``link_minutes``; a signed-in
+    # browser stays signed in for ``session_minutes``; ``url``: the links' base ("" from host and
+    # port); ``allowed_hosts``: names the page may be reached by besides addresses and localhost
+    "page": {"enabled": True, "host": "127.0.0.1", "port": 8760, "url": "", "allowed_hosts": [],
+             "link_minutes": 15, "session_minutes": 1440, "login_attempts_per_minute": 5,
+             "refresh_seconds": 3, "max_upload_mb": 32},
 }
 # nested objects merged key by key over their defaults
-NESTED = ("embeddings", "rerank", "voice", "store", "access_levels")
+NESTED = ("embeddings", "rerank", "voice", "store", "access_levels", "page")
+PAGE_LIMITS = {"port": (0, 65535), "link_minutes": (0.01, 24 * 60), "session_minutes": (0.01, 60 * 24 * 365),
+               "login_attempts_per_minute": (1, 1000), "refresh_seconds": (0, 3600), "max_upload_mb": (1, 1024)}
+PAGE_INTEGERS = ("port", "login_attempts_per_minute", "max_upload_mb")
 VOICE_LIMITS = {"spoken_items": (1, 20), "forget_limit": (1, 50)}
 
 NUMBER_LIMITS = {
@@ -206,9 +217,34 @@ def validate(config: dict):
     if not isinstance(store.get("schema"), str) or not re.match(r"^[a-z_][a-z0-9_]{0,47}$", store["schema"]):
         raise ValueError("memory_service.store.schema must be a lowercase SQL name")
     config["access_levels"] = check_levels(config["access_levels"])
+    check_page(config["page"])
     threads = config["embeddings"].get("threads") or 0
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
         raise ValueError("memory_service.embeddings.threads must be an integer from 0 to 64")
+
+
+def check_page(page) -> None:
+    """The ``page`` block: types and ranges; ValueError naming the key."""
+    if not isinstance(page, dict):
+        raise ValueError("memory_service.page must be an object")
+    if not isinstance(page.get("enabled"), bool):
+        raise ValueError("memory_service.page.enabled must be true or false")
+    for key in ("host", "url"):
+        if not isinstance(page.get(key), str):
+            raise ValueError(f"memory_service.page.{key} must be a string")
+    if not page["host"].strip():
+        raise ValueError("memory_service.page.host must name an address (127.0.0.1, 0.0.0.0, ...)")
+    if page["url"] and not re.match(r"^https?://[^/?#\s]+/?$", page["url"]):
+        raise ValueError("memory_service.page.url must be http(s)://host[:port], or \"\"")
+    hosts = page.get("allowed_hosts")
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and h.strip() for h in hosts):
+        raise ValueError("memory_service.page.allowed_hosts must be a list of host names")
+    for key, (low, high) in PAGE_LIMITS.items():
+        value = page.get(key)
+        whole = not isinstance(value, bool) and isinstance(value, int)
+        if not (whole or (key not in PAGE_INTEGERS and isinstance(value, float))) or not low <= value <= high:
+            kind = "an integer" if key in PAGE_INTEGERS else "a number"
+            raise ValueError(f"memory_service.page.{key} must be {kind} from {low} to {high}, got {value!r}")
 
 
 def data_dir(config: dict) -> str:

@@ -13,6 +13,9 @@ from ovos_memory_service.common.config import build_config, read_mycroft_conf, r
 from ovos_memory_service.engine.engine import MemoryEngine
 from ovos_memory_service.common.errors import InvalidRequest, MemoryServiceError, StoreLocked
 from ovos_memory_service.edge.handlers import HANDLERS
+from ovos_memory_service.edge.page.access import PageAccess
+from ovos_memory_service.edge.page.links import page_request
+from ovos_memory_service.edge.page.server import PageServer
 from ovos_memory_service.edge.skill import MemorySkill
 from ovos_memory_service.common.scope import Scope, check_id, resolve_scope
 from ovos_memory_service.store import storage_unavailable
@@ -21,6 +24,8 @@ from ovos_memory_service.common.wire import MAX_DEPTH, check_json, has_surrogate
 MAX_REQUEST_ID = 128
 DRAIN_TIMEOUT_S = 30
 # a success of one of these clears the last storage error memory.stats reports
+# requests the daemon answers itself, beside the engine's (edge/handlers.py)
+SERVICE_REQUESTS = ("memory.admin.page",)
 WRITES = ("memory.history.update", "memory.remember", "memory.forget", "memory.pause", "memory.resume",
           "memory.session.new", "memory.persona.configure", "memory.admin.import",
           "memory.admin.reindex", "memory.admin.compact")
@@ -56,6 +61,11 @@ class MemoryService:
         self._idle = threading.Condition()
         self._accepting = False
         self.skill = None  # the voice commands (edge/skill.py), hosted once the bus is up
+        self.page = None  # the memory page (edge/page/), served once the store is open
+        # who may open the page: kept across the page's restarts (a reload that moves it)
+        self.page_access = PageAccess(lambda: self.config["page"])
+        self.handlers = {**HANDLERS, "memory.admin.page": lambda engine, scope, data: page_request(
+            self.page, scope, data)}
 
     # ----------------------------------------------------------------- life
     def start(self, stop_event: Optional[threading.Event] = None) -> bool:
@@ -78,13 +88,14 @@ class MemoryService:
             self.bus = ResilientBusClient()
             self.bus.run_in_thread()
         self.status.bind(self.bus)
-        for msg_type in HANDLERS:
+        for msg_type in self.handlers:
             self.bus.on(msg_type, self._serve)
         while not self.bus.connected_event.wait(1):
             if stop_event is not None and stop_event.is_set():
                 return False
             LOG.debug("waiting for the messagebus")
         self._accepting = True
+        self.serve_page()
         self.host_skill()
         self.bus.on("mycroft.skills.initialized", self._rehost_skill)
         self.status.set_ready()
@@ -101,8 +112,9 @@ class MemoryService:
         if self.bus is not None:
             self.bus.remove("mycroft.skills.initialized", self._rehost_skill)
             self.unhost_skill()
-            for msg_type in HANDLERS:
+            for msg_type in self.handlers:
                 self.bus.remove(msg_type, self._serve)
+        self.stop_page()
         self.engine.close()
         if self._own_bus and self.bus is not None:
             self.bus.close()
@@ -111,15 +123,39 @@ class MemoryService:
         """SIGHUP: read mycroft.conf again; a bad config keeps the old one."""
         try:
             config = build_config(reload_mycroft_conf())
+            page_before = dict(self.config["page"])
             self.engine.reload(config)
         except Exception:
             LOG.exception("configuration reload failed; keeping the running configuration")
             return
+        if self._accepting and self.config["page"] != page_before:
+            self.stop_page()
+            self.serve_page()
         if self.bus is not None and self._accepting and self.config["voice_commands"]:
             self.host_skill()
         elif not self.config["voice_commands"]:
             self.unhost_skill()
         LOG.info("configuration reloaded")
+
+    # ------------------------------------------------------------ the page
+    def serve_page(self):
+        """Serve the memory page (docs/page.md); the memory service runs on
+        without it if it cannot listen (the port is taken, say)."""
+        if self.page is not None or not self.config["page"]["enabled"]:
+            return
+        page = PageServer(self.engine, self.config, self.page_access)
+        try:
+            page.start()
+        except OSError as e:
+            LOG.error(f"the memory page cannot listen on {self.config['page']['host']}:"
+                      f"{self.config['page']['port']} ({e}); the memory service runs without it")
+            return
+        self.page = page
+
+    def stop_page(self):
+        if self.page is not None:
+            self.page.stop()
+            self.page = None
 
     # ------------------------------------------------------- voice commands
     def host_skill(self):
@@ -159,7 +195,7 @@ class MemoryService:
             return self._reply(message, reply)
         try:
             scope = self._checked_scope(message, data)
-            reply.update(ok=True, **HANDLERS[message.msg_type](self.engine, scope, data))
+            reply.update(ok=True, **self.handlers[message.msg_type](self.engine, scope, data))
             if message.msg_type in WRITES:
                 self.engine.storage_error = None
         except MemoryServiceError as e:

@@ -15,13 +15,21 @@ class Upkeep:
 
     def overview(self, user_id: Optional[str] = None) -> dict:
         """Every user's memories per kind, whose remembering is paused, and the store's health."""
+        return {"users": self.users(user_id), "pauses": self.pauses(user_id), **self.health()}
+
+    def pauses(self, user_id: Optional[str] = None) -> list:
+        """Whose remembering is paused: [{"user_id", "session_id"}] (session_id None: every session)."""
+        return self.store.pauses(user_id)
+
+    def users(self, user_id: Optional[str] = None) -> list:
+        """Every user's (or one user's) memories per kind, their total and the newest one's time."""
         users = {}
         for user, kind, n, newest in self.store.users_overview(user_id):
             entry = users.setdefault(user, {"user_id": user, "total": 0, "newest": None, **{k: 0 for k in KINDS}})
             entry[kind] = n
             entry["total"] += n
             entry["newest"] = max(entry["newest"] or "", iso_time(newest))
-        return {"users": list(users.values()), "pauses": self.store.pauses(user_id), **self.health()}
+        return list(users.values())
 
     def export(self, offset: int = 0, limit: int = 100, **scope) -> dict:
         with self.store.transaction():  # the page and its total agree
