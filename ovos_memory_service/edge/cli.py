@@ -22,6 +22,7 @@ from ovos_memory_service.common.config import build_config, data_dir, read_mycro
 from ovos_memory_service.common.errors import MemoryServiceError, StoreLocked
 from ovos_memory_service.common.items import KINDS
 from ovos_memory_service.common.scope import resolve_scope
+from ovos_memory_service.edge.cli_page import page
 from ovos_memory_service.edge.handlers import HANDLERS
 from ovos_memory_service.engine.engine import MemoryEngine
 from ovos_memory_service.store import open_store
@@ -478,6 +479,9 @@ def migrate(ctx, to, dsn, schema, as_json):
     click.echo(f"moved to {to}: {result.memories} memories ({result.added} new there), "
                f"{result.vectors} vectors, {result.conversations} conversations, {result.jobs} pending jobs, "
                f"{result.pauses} pauses, {result.personas} personas; every one checked")
+
+
+cli.add_command(page)
 
 
 def main():

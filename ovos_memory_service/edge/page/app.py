@@ -20,7 +20,8 @@ OPEN_POSTS = ("/login",)
 
 
 def build_app(page):
-    app = Bottle(catchall=True, autojson=False)
+    app = Bottle(catchall=True)
+    app.config["json.enable"] = False
     # bodies up to the upload limit stay in memory (Bottle spills larger ones to a temp file)
     bottle.BaseRequest.MEMFILE_MAX = page.settings["max_upload_mb"] * 1024 * 1024
 

@@ -4,8 +4,9 @@ store is open and stops it before the store closes).
 
 Bounded: at most MAX_CONNECTIONS at once (more are closed at once), each
 socket times out after TIMEOUT_S, bodies are capped (``page.max_upload_mb``),
-and the access log names the method, the path without its query, and the
-status: never a token or a memory's text.
+and the access log names the method, the path without its query, the
+status and the client's address (refusals at INFO, the rest at DEBUG):
+never a token or a memory's text.
 """
 import socket
 import threading
@@ -30,8 +31,10 @@ class _Handler(WSGIRequestHandler):
     sys_version = ""
 
     def log_request(self, code="-", size="-"):
+        """Refusals at INFO (an operator sees who knocks), the rest at DEBUG."""
         path = (self.path or "").split("?", 1)[0]
-        LOG.debug(f"page: {self.command} {path} {code}")
+        status = int(code) if str(code).isdigit() else 0
+        (LOG.info if status >= 400 else LOG.debug)(f"page: {self.command} {path} {code} from {self.client_address[0]}")
 
     def log_message(self, format, *args):  # errors of the HTTP layer: no request line (it has the query)
         LOG.debug(f"page: {self.address_string()} refused a malformed request")
