@@ -38,6 +38,14 @@ def model_files():
             for root, _, names in os.walk(os.path.join(base, "bundled")) for n in names]
 
 
+def page_files():
+    """The memory page's templates and static files (edge/page/), shipped with the code: no CDN."""
+    base = os.path.join(here, "ovos_memory_service", "edge", "page")
+    return [os.path.relpath(os.path.join(root, n), base)
+            for folder in ("templates", "static")
+            for root, _, names in os.walk(os.path.join(base, folder)) for n in names]
+
+
 def locale_files():
     """Every file under the top-level locale/, installed as ovos_memory_service/locale."""
     files = []
@@ -69,7 +77,8 @@ setup(
     packages=find_packages(include=["ovos_memory_service", "ovos_memory_service.*"]) + ["ovos_memory_service.locale"],
     package_dir={"ovos_memory_service.locale": "locale"},
     package_data={"ovos_memory_service.locale": locale_files(),
-                  "ovos_memory_service.models": model_files()},
+                  "ovos_memory_service.models": model_files(),
+                  "ovos_memory_service.edge.page": page_files()},
     # the voice commands (edge/skill.py) are an ovos-workshop skill hosted by the daemon
     install_requires=requirements("requirements.txt") + semantic_requirements()
     + ["ovos-workshop>=8.0.0,<9.0.0"],

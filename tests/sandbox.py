@@ -113,7 +113,10 @@ class Stack:
     def __init__(self, root: Path, memory_config: dict = None, lang: str = "en-us"):
         self.root = root
         self.port = free_port()
-        self.memory_config = {"data_dir": str(root / "memory"), **(memory_config or {})}
+        memory_config = dict(memory_config or {})
+        # the memory page on a free port of its own (8760 is one daemon's at a time)
+        page = {"port": 0, **memory_config.pop("page", {})}
+        self.memory_config = {"data_dir": str(root / "memory"), "page": page, **memory_config}
         self.lang = lang
         self.env = sandbox_env(root, self.port, self.memory_config, lang)
         self.log = root / "service.log"
@@ -161,6 +164,10 @@ class Stack:
         reply = self.request(msg_type, data, **kw)
         assert reply.get("ok") is True, reply
         return reply
+
+    def page_link(self, user_id: str = None) -> str:
+        """A one-time login link to the daemon's memory page (``ovos-memory page``'s request)."""
+        return self.ok("memory.admin.page", {"user_id": user_id} if user_id else {})["url"]
 
     def close(self):
         if self.service is not None:

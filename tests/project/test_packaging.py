@@ -126,3 +126,21 @@ def test_the_tokenizer_files_are_installed_with_the_package(tmp_path):
     assert "recursive-include ovos_memory_service/models/bundled" in manifest
     for name in ("requirements.txt", "requirements-semantic.txt", "requirements-test.txt", "README.md"):
         assert name in manifest
+
+
+@pytest.mark.stack
+def test_the_memory_page_is_installed_with_its_templates_and_static_files(tmp_path):
+    """A plain install (not an editable one) serves the page: its modules,
+    every template and static file, and the sdist carries them."""
+    pytest.importorskip("setuptools")
+    out = subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    source = ROOT / "ovos_memory_service" / "edge" / "page"
+    built = tmp_path / "ovos_memory_service" / "edge" / "page"
+    wanted = {p.relative_to(source) for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert {p.relative_to(built) for p in built.rglob("*") if p.is_file()} == wanted
+    assert {"templates", "static"} <= {p.parts[0] for p in wanted}
+    manifest = (ROOT / "MANIFEST.in").read_text()
+    for folder in ("templates", "static"):
+        assert f"recursive-include ovos_memory_service/edge/page/{folder}" in manifest
