@@ -95,10 +95,17 @@ def test_every_change_needs_the_sessions_csrf_token_and_the_pages_origin(served)
                         headers={"Origin": "http://evil.example"}).status_code == 403
     assert browser.post(f"{served.url}/forget", data={**forget_all, "csrf": csrf},
                         headers={"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    # another port of this machine is the same site (the cookie goes along), not the same origin
+    assert browser.post(f"{served.url}/forget", data={**forget_all, "csrf": csrf},
+                        headers={"Sec-Fetch-Site": "same-site"}).status_code == 403
+    # "null" (a sandboxed frame, a data: page) passes only where the browser vouches for the origin
+    assert browser.post(f"{served.url}/forget", data={**forget_all, "csrf": csrf},
+                        headers={"Origin": "null"}).status_code == 403
     assert requests.post(f"{served.url}/forget", data={**forget_all, "csrf": csrf}).status_code == 401  # no cookie
     assert engine.list(Scope("ana", "default"))[1] == 1
+    # Chromium's own forms under the page's no-referrer policy: Origin null, Sec-Fetch-Site same-origin
     done = browser.post(f"{served.url}/forget", data={**forget_all, "csrf": csrf}, allow_redirects=False,
-                        headers={"Origin": served.url})
+                        headers={"Origin": "null", "Sec-Fetch-Site": "same-origin"})
     assert done.status_code == 303 and engine.list(Scope("ana", "default"))[1] == 0
 
 

@@ -10,7 +10,7 @@ import bottle
 from bottle import Bottle, HTTPError, request, static_file
 
 from ovos_memory_service.edge.page import browse, changes, signin, tools
-from ovos_memory_service.edge.page.guard import COOKIE, HEADERS, host_allowed, same_origin
+from ovos_memory_service.edge.page.guard import COOKIE, HEADERS, from_this_page, host_allowed
 from ovos_memory_service.edge.page.web import STATIC, current, render, words
 
 LOWER_HEADERS = {h.lower() for h in HEADERS}
@@ -34,8 +34,8 @@ def build_app(page):
             check_post(request.path)
 
     def check_post(path: str):
-        if request.get_header("Sec-Fetch-Site") == "cross-site" or \
-                not same_origin(request.get_header("Origin"), request.get_header("Host")):
+        if not from_this_page(request.get_header("Sec-Fetch-Site"), request.get_header("Origin"),
+                              request.get_header("Host")):
             raise HTTPError(403, "error.csrf")
         if path in OPEN_POSTS:
             return

@@ -79,9 +79,21 @@ def host_allowed(header: str, bound_host: str, port: int, allowed_names: Iterabl
     return is_loopback(host) if is_loopback(bound_host) else True
 
 
-def same_origin(origin: Optional[str], host_header: str) -> bool:
-    """A request's Origin (when the browser sends one) is the page's own."""
-    if origin is None:
+def from_this_page(fetch_site: Optional[str], origin: Optional[str], host_header: str) -> bool:
+    """Whether a POST comes from the page itself. A browser says where a
+    request comes from in ``Sec-Fetch-Site``, which no page can forge: only
+    "same-origin" passes ("same-site" is another port of this machine, whose
+    requests carry the SameSite cookie). Under the page's no-referrer policy
+    Chromium sends ``Origin: null`` even for its own forms, so "null" passes
+    only with that header. Clients that send neither header (older browsers,
+    scripts) are judged by Origin when they send one; the CSRF token is
+    required of everyone besides."""
+    if fetch_site is not None:
+        if fetch_site.strip().lower() != "same-origin":
+            return False
+    elif origin is not None and origin.strip().lower() == "null":
+        return False
+    if origin is None or origin.strip().lower() == "null":
         return True
     origin = origin.strip().lower()
     for scheme in ("http://", "https://"):

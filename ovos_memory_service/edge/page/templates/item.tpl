@@ -13,7 +13,7 @@
     <span><time datetime="{{v['iso'](item.created_at)}}">{{v['when'](item.created_at)}}</time></span>
     <span>{{v['t']('meta.persona')}}: {{item.persona_id or v['t']('persona.default')}}</span>
     <span>{{v['t']('meta.session')}}: {{item.session_id}}</span>
-    <span>{{v['t']('meta.level')}}: {{v['t']('level.unknown') if item.auth_level is None else item.auth_level}}</span>
+    <span>{{v['t']('meta.level')}}: {{v['t']('level.unknown') if item.auth_level is None else v['t']('level.value', n=item.auth_level)}}</span>
     % if item.sources:
     <span>{{v['t']('meta.sources', n=len(item.sources))}}</span>
     % end

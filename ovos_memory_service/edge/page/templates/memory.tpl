@@ -16,7 +16,7 @@
 <section aria-labelledby="sources-heading">
 <h2 id="sources-heading">{{t('memory.sources')}}</h2>
 % if sources:
-<ol class="memories sources">
+<ol class="memories sources" id="sources">
 % for n, source in enumerate(sources):
   % include('item.tpl', v=v, item=source, n=n, pick=False, checked=False, scores=False)
 % end
