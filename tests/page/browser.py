@@ -90,10 +90,17 @@ class PageBrowser:
         self.after_loading(lambda: self.find(css).click())
 
     def after_loading(self, action):
-        from selenium.webdriver.support import expected_conditions as ec
+        from selenium.common.exceptions import WebDriverException
         old = self.find("html")
         action()
-        wait(self.driver, ec.staleness_of(old), "the next page")
+
+        def left(driver) -> bool:  # the old page is gone (mid-navigation Chromium may say so in other words)
+            try:
+                old.is_enabled()
+                return False
+            except WebDriverException:
+                return True
+        wait(self.driver, left, "the next page")
         wait(self.driver, lambda d: d.execute_script("return document.readyState") == "complete", "the page to load")
 
     # ------------------------------------------------------------ seeing

@@ -9,9 +9,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from ovos_memory_service.edge.page.words import LANGS, catalog
+from ovos_memory_service.edge.page.words import LANGS, Words, catalog
 
 pytestmark = pytest.mark.stack
+say_en = Words("en-us")  # the page's words: the daemon's language is English
 
 
 def remember(daemon, user: str, content: str, **data) -> str:
@@ -93,3 +94,182 @@ def test_memories_are_browsed_by_kind_persona_session_and_date_newest_first_with
     assert browser.find("#sources li.memory").get_attribute("data-id") == turns[0]
     source = browser.find("#sources li.memory .meta").text
     assert "Persona: butler" in source and "Session: kitchen" in source and "Identification level: 3 of 5" in source
+
+
+# ---------------------------------------------------------------- searching, and what the persona is told
+def test_search_finds_what_memory_recall_finds_with_its_score_and_order(browser, daemon):
+    for said in ("My sister lives in Berlin", "My brother plays football", "I bought a red bicycle",
+                 "My sister is a nurse"):
+        remember(daemon, "cid", said)
+    settled(browser, daemon)
+    owner(browser, daemon)
+    browser.open("/search", user="cid")
+    browser.type("#s-query", "my sister")
+    browser.choose("#s-limit", "5")
+    browser.press("#search-button")
+    threshold = float(browser.find("#s-threshold").get_attribute("value"))
+    recalled = daemon.ok("memory.recall", {"query": "my sister", "limit": 5, "threshold": threshold, "scope": "all",
+                                           "user_id": "cid"})["memories"]
+    assert recalled and all("sister" in m["content"] for m in recalled)
+    assert browser.memories("#results") == [(m["id"], m["content"]) for m in recalled]
+    scores = [s.text for s in browser.all("#results .score")]
+    assert scores == [line for m in recalled for line in (f"Score: {m['score']:.3f}",
+                                                          f"Rank score: {m['rank_score']:.3f}")]
+    assert browser.find("#s-query").get_attribute("value") == "my sister"  # and the question is in no address
+    assert "sister" not in browser.driver.current_url
+
+
+def test_the_context_preview_shows_what_the_persona_would_be_told_and_which_memories(browser, daemon):
+    fact = remember(daemon, "dee", "My sister lives in Berlin")
+    remember(daemon, "dee", "I bought a red bicycle")
+    say(daemon, "dee", "Good morning", "Good morning, Dee!", "dee-room")
+    settled(browser, daemon)
+    owner(browser, daemon)
+    browser.open("/context", user="dee")
+    browser.type("#c-question", "Where does my sister live?")
+    browser.choose("#c-session", "dee-room")
+    browser.press("#context-button")
+    # the same build for the person recognised at the level long-term memory needs
+    built = daemon.ok("memory.context.build", {"utterance": "Where does my sister live?", "user_id": "dee"},
+                      session_id="dee-room", auth_level=3, authenticated_at=time.time())
+    said = [m.text for m in browser.all("#told pre.said")]
+    assert said == [m["content"] or "" for m in built["messages"]]
+    assert said[-1] == "Where does my sister live?" and "Good morning, Dee!" in said
+    carried = [a.get_attribute("href").split("id=")[-1] for a in browser.all("#told ul.carried a")]
+    assert fact in carried and fact in [m["id"] for m in built["memories"]]
+    assert browser.text("#told-heading") == say_en("context.told", n=len(built["messages"]))
+
+
+# ---------------------------------------------------------------- changing
+def test_a_fact_is_corrected_through_the_fact_model(browser, daemon):
+    wrong = remember(daemon, "eli", "I live in Porto")
+    owner(browser, daemon)
+    browser.open("/memory", user="eli", id=wrong)
+    browser.type("#correct-content", "I live in Lisbon")
+    browser.press("#correct-button")
+    assert browser.text("#notice") == say_en("notice.corrected")
+    assert [text for _, text in browser.memories()] == ["I live in Lisbon"]
+    assert [text for _, text in listed(daemon, "eli")] == ["I live in Lisbon"]  # the wrong one is gone
+    slot = browser.text("dl.facts").split("\n")
+    assert "Lisbon" in " ".join(slot)  # the fact model filled its slot with the new value
+    assert not daemon.ok("memory.recall", {"query": "Porto", "threshold": 0, "user_id": "eli"})["memories"] or \
+        all("Porto" not in m["content"] for m in daemon.ok("memory.recall", {"query": "Porto", "threshold": 0,
+                                                                             "user_id": "eli"})["memories"])
+
+
+def test_a_memory_is_added(browser, daemon):
+    owner(browser, daemon, "fay")
+    browser.type("#add-content", "I am allergic to nuts")
+    browser.choose("#add-kind", "preference")
+    browser.press("#add-button")
+    assert browser.text("#notice") == say_en("notice.added")
+    (memory_id, text), = browser.memories()
+    assert text == "I am allergic to nuts"
+    found = daemon.ok("memory.list", {"user_id": "fay", "scope": "all", "kinds": ["preference"]})["memories"]
+    assert [(m["id"], m["content"]) for m in found] == [(memory_id, "I am allergic to nuts")]
+
+
+def test_one_memory_is_forgotten_after_it_is_shown(browser, daemon):
+    keep = remember(daemon, "gus", "I play chess")
+    go = remember(daemon, "gus", "My bank is in town")
+    owner(browser, daemon)
+    browser.open("/memory", user="gus", id=go)
+    browser.press("#forget-this")
+    assert browser.memories("#to-forget") == [(go, "My bank is in town")]
+    assert listed(daemon, "gus") == [(go, "My bank is in town"), (keep, "I play chess")]  # not yet
+    browser.press("#confirm-forget")
+    assert browser.text("#notice") == say_en("notice.forgotten", n=1)
+    assert listed(daemon, "gus") == [(keep, "I play chess")]
+
+
+def test_several_memories_are_forgotten_exactly_as_ticked(browser, daemon):
+    ids = {text: remember(daemon, "hal", text) for text in ("I like jazz", "I like rock", "I like opera")}
+    settled(browser, daemon)
+    owner(browser, daemon, "hal")
+    browser.tick(ids["I like jazz"])
+    browser.tick(ids["I like opera"])
+    browser.press("#forget-selected")
+    assert sorted(browser.memories("#to-forget")) == sorted([(ids["I like jazz"], "I like jazz"),
+                                                            (ids["I like opera"], "I like opera")])
+    browser.press("#confirm-forget")
+    assert listed(daemon, "hal") == [(ids["I like rock"], "I like rock")]
+    assert [text for _, text in browser.memories()] == ["I like rock"]
+
+
+def test_a_topic_is_forgotten_after_every_item_it_takes_is_shown(browser, daemon):
+    for text in ("My sister lives in Berlin", "My sister is a nurse", "I bought a red bicycle"):
+        remember(daemon, "ida", text)
+    settled(browser, daemon)
+    owner(browser, daemon)
+    browser.open("/search", user="ida")
+    browser.type("#topic-query", "my sister")
+    browser.press("#topic-button")
+    dry = daemon.ok("memory.forget", {"query": "my sister", "dry_run": True, "scope": "all", "user_id": "ida",
+                                      "limit": 50})
+    shown = browser.memories("#to-forget")
+    assert sorted(shown) == sorted((m["id"], m["content"]) for m in dry["memories"])
+    assert {text for _, text in shown} >= {"My sister lives in Berlin", "My sister is a nurse"}
+    assert browser.text("#confirm-count") == say_en("confirm.count", n=len(shown))
+    browser.press("#confirm-forget")
+    assert [text for _, text in listed(daemon, "ida")] == ["I bought a red bicycle"]
+
+
+def test_everything_is_forgotten_after_it_is_counted_and_other_users_keep_theirs(browser, daemon):
+    for text in ("I play golf", "I drive a van", "My cat is Tom"):
+        remember(daemon, "jon", text)
+    remember(daemon, "kim", "I play golf too")
+    owner(browser, daemon, "jon")
+    browser.press("#forget-all")
+    assert len(browser.memories("#to-forget")) == 3
+    browser.press("#confirm-forget")
+    assert listed(daemon, "jon") == []
+    assert [text for _, text in listed(daemon, "kim")] == ["I play golf too"]
+    assert browser.text("#list-heading") == say_en("memories.count", n=0)
+
+
+def test_remembering_is_paused_and_resumed(browser, daemon):
+    owner(browser, daemon, "lia")
+    browser.press("#pause")
+    assert browser.text("#remembering") == say_en("status.paused")
+    stored = daemon.ok("memory.history.update", {"messages": [{"role": "user", "content": "I like figs"}],
+                                                 "user_id": "lia"}, session_id="lia-room")
+    assert stored["paused"] is True and listed(daemon, "lia") == []
+    browser.press("#resume")
+    assert browser.text("#remembering") == say_en("status.on")
+    daemon.ok("memory.history.update", {"messages": [{"role": "user", "content": "I like figs"}], "user_id": "lia"},
+              session_id="lia-room")
+    assert [text for _, text in listed(daemon, "lia", kinds=["turn"])] == ["I like figs"]
+
+
+def test_memories_are_exported_and_imported_in_the_command_lines_format(browser, daemon, downloads):
+    for text in ("I play the drums", "My dog is Rex"):
+        remember(daemon, "max", text)
+    before = listed(daemon, "max")
+    owner(browser, daemon)
+    browser.open("/transfer", user="max")
+    browser.find("#export").click()
+    exported = downloads / "ovos-memories.jsonl"
+    browser.wait_until(lambda: exported.exists() and exported.stat().st_size > 0, "the export to download")
+    records = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    cli = daemon.ok("memory.admin.export", {"filter": {"user_id": "max"}, "limit": 500})["records"]
+    assert sorted(r["id"] for r in records) == sorted(r["id"] for r in cli) == sorted(i for i, _ in before)
+    daemon.ok("memory.forget", {"all": True, "user_id": "max"})
+    assert listed(daemon, "max") == []
+    browser.find("#import-file").send_keys(str(exported))
+    browser.press("#import-button")
+    assert browser.text("#notice") == say_en("notice.imported", n=2, skipped=0)
+    assert sorted(listed(daemon, "max")) == sorted(before)
+    exported.unlink()
+
+
+def test_health_shows_the_counts_the_model_pending_work_and_disk(browser, daemon):
+    remember(daemon, "ned", "I play the oboe", kind="fact")
+    settled(browser, daemon)
+    owner(browser, daemon)
+    browser.open("/health", user="ned")
+    stats = daemon.ok("memory.stats", {"user_id": "ned"})
+    counts = {s.get_attribute("data-count"): int(s.text) for s in browser.all("#health [data-count]")}
+    assert counts == {kind: stats["counts"].get(kind, 0) for kind in counts} and counts["fact"] == 1
+    assert browser.text("#model") == stats["embedding_model"]
+    assert browser.text("#pending") == "0"
+    assert browser.text("#disk").endswith(("KB", "MB", "GB"))
