@@ -117,8 +117,11 @@ class PageBrowser:
 
     def memories(self, within: str = "") -> list:
         """(id, text) of every memory shown, in the page's order."""
-        return [(li.get_attribute("data-id"), li.find_element("css selector", ".content").text)
-                for li in self.all(f"{within} li.memory")]
+        # read in one go: the live updates may swap the list between two reads
+        return [tuple(pair) for pair in self.driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map(function (li) {"
+            "  return [li.getAttribute('data-id'), li.querySelector('.content').innerText]; })",
+            f"{within} li.memory".strip())]
 
     def problem(self) -> str:
         """The error page's message, or "" when the page is not an error."""

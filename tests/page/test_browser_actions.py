@@ -273,3 +273,122 @@ def test_health_shows_the_counts_the_model_pending_work_and_disk(browser, daemon
     assert browser.text("#model") == stats["embedding_model"]
     assert browser.text("#pending") == "0"
     assert browser.text("#disk").endswith(("KB", "MB", "GB"))
+
+
+# ---------------------------------------------------------------- live, languages, phones, keyboards
+def test_changes_made_elsewhere_appear_without_reloading(browser, daemon):
+    first = remember(daemon, "ola", "I swim on Sundays")
+    settled(browser, daemon)
+    owner(browser, daemon, "ola")
+    browser.driver.execute_script("window.sameDocument = 'yes'")  # gone if the page were reloaded
+    # by voice (the bus), as the skill or the persona would
+    said = remember(daemon, "ola", "I run on Mondays")
+    browser.wait_until(lambda: said in [i for i, _ in browser.memories()], "the new memory to appear")
+    assert browser.text("#notice") == say_en("live.updated")
+    assert browser.find("#list-heading").text == say_en("memories.count", n=2)
+    # from another tab: forget the first one there
+    here = browser.driver.current_window_handle
+    browser.driver.switch_to.new_window("tab")
+    browser.open("/memory", user="ola", id=first)
+    browser.press("#forget-this")
+    browser.press("#confirm-forget")
+    browser.driver.close()
+    browser.driver.switch_to.window(here)
+    browser.wait_until(lambda: first not in [i for i, _ in browser.memories()], "the forgotten memory to go")
+    assert browser.driver.execute_script("return window.sameDocument") == "yes"
+    assert [i for i, _ in browser.memories()] == [said]
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang != "en-us"])
+def test_the_page_speaks_the_chosen_language(browser, daemon, lang):
+    remember(daemon, "pia", "I like cake")
+    owner(browser, daemon, "pia")
+    assert browser.find("html").get_attribute("lang") == "en-us"  # the device's language first
+    browser.choose("#lang-choice", lang)
+    browser.press("header form[action='/lang'] button")
+    words = Words(lang)
+    assert browser.find("html").get_attribute("lang") == lang
+    assert browser.text("h1") == words("memories.heading", user="pia")  # back where it was
+    assert browser.text("#remembering") == words("status.on")
+    assert browser.text("#list-heading") == words("memories.count", n=1)
+    assert browser.find("#pause").text == words("status.pause")
+    browser.open("/search", user="pia")  # and it stays so for the session
+    assert browser.text("h1") == words("search.heading") != catalog("en-us")["search.heading"]
+    browser.choose("#lang-choice", "en-us")
+    browser.press("header form[action='/lang'] button")
+    assert browser.find("html").get_attribute("lang") == "en-us"
+
+
+PAGES = ("/memories", "/search", "/context", "/transfer", "/health")
+
+
+def test_every_page_fits_a_phone_and_works_by_touch(browser, daemon):
+    go = remember(daemon, "quy", "My sister lives in Berlin, in a flat with a very long street name: "
+                                 "Karl-Liebknecht-Strasse-und-noch-viel-mehr-ohne-Leerzeichen")
+    settled(browser, daemon)
+    browser.driver.set_window_size(390, 844)
+    owner(browser, daemon)
+    width = browser.driver.execute_script("return window.innerWidth")
+    assert width <= 400
+    for path in ("/", *PAGES, "/memory"):
+        browser.open(path, user="quy", id=go if path == "/memory" else None)
+        assert not browser.problem(), path
+        wide = browser.driver.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= width, f"{path} is {wide} px wide on a {width} px phone"
+    browser.open("/memories", user="quy")
+    for button in browser.all("main button"):
+        if button.is_displayed():
+            assert button.size["height"] >= 40, button.text  # a finger's size
+    browser.find(f'li.memory[data-id="{go}"] input[type=checkbox]').click()
+    browser.press("#forget-selected")
+    browser.press("#confirm-forget")
+    assert listed(daemon, "quy") == []
+
+
+def unlabelled(browser) -> list:
+    """Form controls a screen reader could not name, and buttons or links without words."""
+    return browser.driver.execute_script("""
+        var bad = [];
+        document.querySelectorAll('input:not([type=hidden]), select, textarea').forEach(function (c) {
+            var named = (c.id && document.querySelector('label[for="' + c.id + '"]')) || c.closest('label')
+                        || c.getAttribute('aria-label');
+            if (!named) { bad.push(c.outerHTML); }
+        });
+        document.querySelectorAll('button, a').forEach(function (c) {
+            if (!c.textContent.trim() && !c.getAttribute('aria-label')) { bad.push(c.outerHTML); }
+        });
+        return bad;""")
+
+
+def test_every_control_has_a_name_and_the_page_works_by_keyboard(browser, daemon):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    item = remember(daemon, "ria", "I collect stamps")
+    settled(browser, daemon)
+    owner(browser, daemon)
+    for path in ("/", *PAGES, "/memory"):
+        browser.open(path, user="ria", id=item if path == "/memory" else None)
+        assert unlabelled(browser) == [], path
+        assert browser.all("main h1") and browser.find("html").get_attribute("lang")
+    browser.open("/memories", user="ria")
+    keys = ActionChains(browser.driver)
+
+    def tab_to(css: str, most: int = 60):
+        """Press Tab until ``css`` has the focus (as a person who cannot use a mouse)."""
+        for _ in range(most):
+            keys.send_keys(Keys.TAB).perform()
+            if browser.driver.execute_script("return document.activeElement.matches(arguments[0])", css):
+                return
+        raise AssertionError(f"Tab never reaches {css}")
+
+    tab_to("a.skip")  # the first stop skips to the content
+    tab_to("details:has(#add) > summary")
+    keys.send_keys(Keys.ENTER).perform()  # opens the add form
+    tab_to("#add-content")
+    keys.send_keys("I speak Finnish").perform()
+    tab_to("#add-button")
+    browser.after_loading(lambda: keys.send_keys(Keys.ENTER).perform())
+    assert browser.text("#notice") == say_en("notice.added")
+    assert "I speak Finnish" in [text for _, text in listed(daemon, "ria")]
+    # the notice is announced to a screen reader
+    assert browser.find("#notice").get_attribute("aria-live") == "polite"
