@@ -10,8 +10,10 @@ PAGE = {"refresh_seconds": 0.5}
 
 
 @pytest.fixture(scope="module")
-def daemon(tmp_path_factory):
-    stack = Stack(tmp_path_factory.mktemp("page"), {"page": PAGE})
+def daemon(request, tmp_path_factory):
+    """The module's daemon; a module's ``PAGE`` dict adds to the page's settings."""
+    page = {**PAGE, **getattr(request.module, "PAGE", {})}
+    stack = Stack(tmp_path_factory.mktemp("page"), {"page": page})
     try:
         stack.start_service()
         stack.page_base = stack.page_link().split("/login", 1)[0]
