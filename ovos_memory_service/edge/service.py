@@ -23,9 +23,9 @@ from ovos_memory_service.common.wire import MAX_DEPTH, check_json, has_surrogate
 
 MAX_REQUEST_ID = 128
 DRAIN_TIMEOUT_S = 30
-# a success of one of these clears the last storage error memory.stats reports
 # requests the daemon answers itself, beside the engine's (edge/handlers.py)
 SERVICE_REQUESTS = ("memory.admin.page",)
+# a success of one of these clears the last storage error memory.stats reports
 WRITES = ("memory.history.update", "memory.remember", "memory.forget", "memory.pause", "memory.resume",
           "memory.session.new", "memory.persona.configure", "memory.admin.import",
           "memory.admin.reindex", "memory.admin.compact")

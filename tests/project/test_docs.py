@@ -163,7 +163,7 @@ def documented_requests(protocol: str) -> set:
 
 
 def test_every_request_the_service_answers_is_documented_and_no_other():
-    assert documented_requests(read("protocol.md")) == set(HANDLERS)
+    assert documented_requests(read("protocol.md")) == set(HANDLERS) | set(service.SERVICE_REQUESTS)
 
 
 def test_events_and_readiness_are_documented():
@@ -279,6 +279,9 @@ def test_the_readme_is_short_and_renders_on_pypi():
     text = README.read_text(encoding="utf-8")
     assert len(text.encode("utf-8")) <= 11_000, "the README is for a device owner's first screens"
     assert not re.search(r"!\[[^\]]*\]\((?!https://)", text), "a relative image does not render on PyPI"
+    for path in re.findall(r"!\[[^\]]*\]\(https://raw\.githubusercontent\.com/OpenVoiceOS/ovos-memory-service/main/([^)]+)\)",
+                           text):
+        assert (ROOT / path).is_file(), f"the README shows {path}, which is not in the repository"
     assert "seed" not in text.lower(), "say ovos-memory-plugins"
     assert "PROTOCOL.md" not in text
 
