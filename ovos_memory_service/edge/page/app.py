@@ -10,7 +10,7 @@ import bottle
 from bottle import Bottle, HTTPError, request, static_file
 
 from ovos_memory_service.edge.page import browse, changes, signin, tools
-from ovos_memory_service.edge.page.guard import COOKIE, HEADERS, from_this_page, host_allowed
+from ovos_memory_service.edge.page.guard import COOKIE, HEADERS, from_this_page, host_allowed, own_names
 from ovos_memory_service.edge.page.web import STATIC, current, render, words
 
 LOWER_HEADERS = {h.lower() for h in HEADERS}
@@ -65,7 +65,7 @@ def build_app(page):
 def gate(app, page):
     def guarded(environ, start_response):
         bound_host, port = page.bound
-        if not host_allowed(environ.get("HTTP_HOST", ""), bound_host, port, page.settings["allowed_hosts"]):
+        if not host_allowed(environ.get("HTTP_HOST", ""), bound_host, port, own_names(page.settings)):
             return plain(start_response, "421 Misdirected Request", b"This page is not served under that name.\n")
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)

@@ -4,6 +4,7 @@ carries: the Host header checked against the addresses the page answers on
 owner visits), the session cookie, CSRF on every change, and the headers
 that keep the browser strict (CSP, no framing, no referrer, no caching)."""
 import ipaddress
+from urllib.parse import urlsplit
 from typing import Iterable, Optional, Tuple
 
 COOKIE = "ovos_memory_page"
@@ -59,10 +60,19 @@ def _is_address(host: str) -> bool:
         return False
 
 
+def own_names(settings: dict) -> list:
+    """The names the owner gave the page: ``allowed_hosts``, and the host of ``url``
+    (the links name it, so it must open)."""
+    names = list(settings["allowed_hosts"])
+    if settings.get("url"):
+        names.append(urlsplit(settings["url"]).hostname or "")
+    return [n for n in names if n]
+
+
 def host_allowed(header: str, bound_host: str, port: int, allowed_names: Iterable[str]) -> bool:
     """Whether a request's Host header names this page. Addresses cannot be
     rebound by a DNS answer, names can: a name must be ``localhost`` or one
-    the owner listed (``page.allowed_hosts``, any port: a reverse proxy's).
+    the owner gave (``own_names``, any port: a reverse proxy's).
     On a loopback address only loopback addresses and localhost are accepted."""
     parsed = split_host(header)
     if parsed is None:
