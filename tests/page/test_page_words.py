@@ -29,6 +29,17 @@ def test_language_tags_map_to_the_pages_languages():
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_one_of_something_is_said_in_the_singular(lang):
+    words = Words(lang)
+    for key in ("meta.sources", "memories.count", "notice.forgotten", "context.carries"):
+        assert words(key, n=1) == catalog(lang)[key + ".one"].format(n=1)
+        assert words(key, n=2) == catalog(lang)[key].format(n=2)
+    if lang == "en-us":
+        assert words("meta.sources", n=1) == "Learnt from 1 turn"
+        assert words("notice.forgotten", n=1) == "1 memory forgotten."
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_the_page_opens_in_the_devices_language(make_engine, lang):
     engine = make_engine(embeddings={"enabled": False}, lang=lang, page={"port": 0})
     server = PageServer(engine, engine.config)

@@ -29,13 +29,16 @@ def catalog(lang: str) -> Dict[str, str]:
 
 class Words:
     """``words("key", name=value)``: the text in one language (English for a
-    key a catalog lacks, the key itself if none has it)."""
+    key a catalog lacks, the key itself if none has it); with ``n=1``, the
+    key's singular ``<key>.one`` where the catalogs have one."""
 
     def __init__(self, lang: str):
         self.lang = page_lang(lang)
         self._mine, self._fallback = catalog(self.lang), catalog(FALLBACK)
 
     def __call__(self, key: str, **fields) -> str:
+        if fields.get("n") == 1 and f"{key}.one" in self._fallback:  # "1 memory", not "1 memories"
+            key = f"{key}.one"
         text = self._mine.get(key) or self._fallback.get(key) or key
         return text.format(**fields) if fields else text
 
