@@ -76,10 +76,15 @@ class CompositeBackend(Backend):
     def _run(self, calls, what: str):
         """Run (member, fn) pairs side by side; results of those that failed
         or passed the deadline are None."""
-        futures = [self.reader.member_pool.submit(fn) for _, fn in calls]
-        wait(futures, timeout=self.member_timeout)
+        return self._results(self._start(calls), what)
+
+    def _start(self, calls):
+        return [(member, self.reader.member_pool.submit(fn)) for member, fn in calls]
+
+    def _results(self, started, what: str):
+        wait([future for _, future in started], timeout=self.member_timeout)
         results = []
-        for (member, _), future in zip(calls, futures):
+        for member, future in started:
             if not future.done():
                 self.reader.misses.record(member.name, what, f"passed {self.member_timeout} s")
                 results.append(None)
@@ -164,10 +169,16 @@ class CompositeBackend(Backend):
             raise failure
 
     def context_blocks(self, scope, utterance, now):
-        blocks, items = [], []
+        return self._blocks(self._run(self._block_calls(scope, utterance, now), "context"))
+
+    def _block_calls(self, scope, utterance, now):
         plain = [m for m in self.members if not isinstance(m, RetrievalBackend)]
-        calls = [(m, (lambda m=m: m.context_blocks(scope, utterance, now))) for m in plain]
-        for result in self._run(calls, "context"):
+        return [(m, (lambda m=m: m.context_blocks(scope, utterance, now))) for m in plain]
+
+    @staticmethod
+    def _blocks(results):
+        blocks, items = [], []
+        for result in results:
             if result is not None:
                 blocks += result[0]
                 items += result[1]
@@ -178,11 +189,13 @@ class CompositeBackend(Backend):
             member.close()
 
     def build(self, scope, utterance, now):
+        # the plain members' blocks (facts) are made while the retrievers search
+        blocks_started = self._start(self._block_calls(scope, utterance, now))
         raw_window = self.raw_window(scope, now)
         window = trim_window(raw_window)
         hits = self.recall(scope, utterance, raw_window, window,
                            kinds=[k for k in KINDS if k not in self.block_kinds])
-        blocks, block_items = self.context_blocks(scope, utterance, now)
+        blocks, block_items = self._blocks(self._results(blocks_started, "context"))
         call_id = tool_call_id(scope.user_id, scope.persona_key, scope.session_id, utterance)
         messages = assemble(self.settings, window, utterance, render_context(hits, self.settings),
                             blocks, call_id)

@@ -54,11 +54,14 @@ class KeywordIndex:
             return []
         sql, args = condition(visible)
         left_out, left_out_args = excluding(exclude)
+        # ranked by bm25 on the FTS5 side alone; whole rows are read for the best ``limit`` only
         with self._reading() as db:
             return db.execute_returning_dicts(
-                "SELECT m.*, -bm25(memories_fts, %s, %s, %s, %s) AS rank " % WEIGHTS +
+                "SELECT m.*, best.rank FROM (SELECT memories_fts.rowid AS seq, "
+                "-bm25(memories_fts, %s, %s, %s, %s) AS rank " % WEIGHTS +
                 "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
-                f"WHERE memories_fts MATCH ? AND {sql} AND {left_out} ORDER BY rank DESC LIMIT ?",
+                f"WHERE memories_fts MATCH ? AND {sql} AND {left_out} ORDER BY rank DESC LIMIT ?) AS best "
+                "JOIN memories m ON m.seq = best.seq ORDER BY best.rank DESC",
                 [owned_by(owner, match_expression(words)), *args, *left_out_args, limit])
 
     def coverage(self, words: Sequence[str], seqs: Sequence[int], related: Dict[str, Sequence[str]]):

@@ -134,17 +134,17 @@ class VectorIndex:
                     cached.drop(set(ids))
         return getattr(result, "num_deleted_rows", 0) or 0
 
-    def _user_vectors(self, user_id: str) -> Tuple[np.ndarray, list, "Quantized"]:
-        """The user's (seqs, ids, vectors), as they are now; read from the
-        table once, then from memory (so a search does not wait for a compaction)."""
+    def _user_vectors(self, user_id: str) -> "_Snapshot":
+        """The user's vectors, as they are now; read from the table once,
+        then from memory (so a search does not wait for a compaction)."""
         while True:
             with self._cache_lock:
                 cached = self._users.get(user_id)
                 if cached is not None:
                     self._users.move_to_end(user_id)
-                    cached.settle()
+                    found = cached.settle()
                     self._evict()
-                    return cached.seq, cached.ids, cached.vectors
+                    return found
             with self._files_lock:  # no write lands between the read and the copy
                 with self._cache_lock:
                     if user_id in self._users:  # another search read them meanwhile
@@ -186,34 +186,33 @@ class VectorIndex:
 
     def search(self, vector: np.ndarray, user_id: str, min_seq: int, limit: int) -> List[Tuple[str, float]]:
         """(id, cosine similarity) of the user's nearest vectors with seq >= min_seq."""
-        seqs, ids, cached = self._user_vectors(user_id)
-        candidates = np.flatnonzero(seqs >= min_seq)
+        user = self._user_vectors(user_id)
+        candidates = np.flatnonzero(user.seq >= min_seq)
         found = min(limit, len(candidates))
         if found <= 0:
             return []
-        similarity = cached.cosines(vector)[candidates]
+        similarity = user.cosines(vector)[candidates]
+        ids = user.ids
         best = np.argpartition(-similarity, found - 1)[:found]
         best = best[np.argsort(-similarity[best])]
         return [(ids[candidates[i]], float(similarity[i])) for i in best]
 
     def similarities(self, vector: np.ndarray, user_id: str, ids: Sequence[str]) -> dict:
         """id -> cosine similarity, for those of ``ids`` that have a vector of the user."""
-        _, cached_ids, cached = self._user_vectors(user_id)
-        wanted = set(ids)
-        rows = [i for i, memory_id in enumerate(cached_ids) if memory_id in wanted]
+        user = self._user_vectors(user_id)
+        rows = user.rows_of(ids)
         if not rows:
             return {}
-        similarity = cached.cosines(vector, rows)
-        return {cached_ids[i]: float(s) for i, s in zip(rows, similarity)}
+        similarity = user.cosines(vector)[rows]
+        return {user.ids[i]: float(s) for i, s in zip(rows, similarity)}
 
     def spread(self, vector: np.ndarray, user_id: str, newest: int) -> Optional[Tuple[float, float, int]]:
         """Mean and standard deviation of the cosine similarities of the user's
         ``newest`` newest vectors to ``vector``, and how many (None: none)."""
-        seqs, _, cached = self._user_vectors(user_id)
-        if not len(seqs):
+        user = self._user_vectors(user_id)
+        if not len(user.seq):
             return None
-        rows = np.argsort(seqs)[-newest:] if len(seqs) > newest else slice(None)
-        similarity = cached.cosines(vector, rows)
+        similarity = user.cosines(vector)[user.newest(newest)]
         return float(similarity.mean()), float(similarity.std()), len(similarity)
 
     def count(self) -> int:
@@ -296,28 +295,68 @@ def _steps(matrix: np.ndarray) -> List[slice]:
     return [slice(i, i + size) for i in range(0, len(matrix), size)]
 
 
+class _Snapshot:
+    """One user's vectors as they were at one moment: what a search reads,
+    never changed under it. A build compares one query with the user's
+    vectors three times (nearest, the candidates' cosines, their spread):
+    the cosines of the last few queries are kept with the snapshot."""
+    QUERIES_KEPT = 4
+
+    def __init__(self, seq: np.ndarray, ids: list, vectors: "Quantized"):
+        self.seq, self.ids, self.vectors = seq, ids, vectors
+        self._rows = None      # id -> row, made when first asked
+        self._order = None     # rows, oldest first, made when first asked
+        self._compared = []    # (query vector, its cosines), newest last
+
+    def cosines(self, vector: np.ndarray) -> np.ndarray:
+        """The cosine of ``vector`` to every vector (the same query vector
+        object, as models/queries.py hands it out, gives the same array)."""
+        for query, found in self._compared:
+            if query is vector:
+                return found
+        found = self.vectors.cosines(vector)
+        self._compared = [*self._compared[-(self.QUERIES_KEPT - 1):], (vector, found)]
+        return found
+
+    def rows_of(self, ids: Sequence[str]) -> List[int]:
+        if self._rows is None:
+            self._rows = {memory_id: row for row, memory_id in enumerate(self.ids)}
+        return [self._rows[i] for i in ids if i in self._rows]
+
+    def newest(self, count: int):
+        """The rows of the ``count`` newest vectors."""
+        if len(self.seq) <= count:
+            return slice(None)
+        if self._order is None:
+            self._order = np.argsort(self.seq)
+        return self._order[-count:]
+
+
 class _UserVectors:
     """One user's vectors in memory, quantized. New ones (``new``: (seq, id,
     vector)) are joined to the others once, when the user is searched next,
-    not copied on every write."""
+    not copied on every write; a change makes a new snapshot."""
 
     def __init__(self, seq: np.ndarray, ids: list, matrix: np.ndarray):
-        self.seq, self.ids, self.vectors = seq, ids, Quantized.of(matrix)
+        self.current = _Snapshot(seq, ids, Quantized.of(matrix))
         self.new = []
 
     def __len__(self):
-        return len(self.ids) + len(self.new)
+        return len(self.current.ids) + len(self.new)
 
-    def settle(self):
+    def settle(self) -> _Snapshot:
         if self.new:
-            self.seq = np.concatenate([self.seq, np.array([n[0] for n in self.new], dtype=np.int64)])
-            self.ids = [*self.ids, *(n[1] for n in self.new)]
-            self.vectors = self.vectors.joined(Quantized.of(np.stack([n[2] for n in self.new])))
+            now = self.current
+            self.current = _Snapshot(
+                np.concatenate([now.seq, np.array([n[0] for n in self.new], dtype=np.int64)]),
+                [*now.ids, *(n[1] for n in self.new)],
+                now.vectors.joined(Quantized.of(np.stack([n[2] for n in self.new]))))
             self.new = []
+        return self.current
 
     def drop(self, ids: set):
         self.new = [n for n in self.new if n[1] not in ids]
-        keep = [i for i, memory_id in enumerate(self.ids) if memory_id not in ids]
-        if len(keep) != len(self.ids):
-            self.seq, self.vectors = self.seq[keep], self.vectors.rows(keep)
-            self.ids = [self.ids[i] for i in keep]
+        now = self.current
+        keep = [i for i, memory_id in enumerate(now.ids) if memory_id not in ids]
+        if len(keep) != len(now.ids):
+            self.current = _Snapshot(now.seq[keep], [now.ids[i] for i in keep], now.vectors.rows(keep))
