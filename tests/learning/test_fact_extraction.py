@@ -376,6 +376,9 @@ EVERYDAY = {
         ("I work as a nurse at the children's hospital", "occupation", "nurse",
          "Works as nurse at the children's hospital"),
         ("I've been a plumber for ten years", "occupation", "plumber", "Works as plumber"),
+        # "it" is no workplace, and "been" ends the job ("Works as plumber been at It" before)
+        ("I'm a plumber, been at it for nine years", "occupation", "plumber", "Works as plumber"),
+        ("I'm a teacher at it", "occupation", "teacher", "Works as teacher"),
         ("I teach maths at a secondary school", "occupation", "maths", "Teaches maths at a secondary school"),
         ("We moved to Leeds last spring", "residence", "Leeds", "Lives in Leeds"),
         ("Home is a small flat in Porto", "residence", "Porto", "Lives in a small flat in Porto"),

@@ -453,8 +453,8 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
     if groups.get("detail") is not None:
         detail = _trim(groups["detail"], lang)
         words = detail.split()
-        if not words or len(words) > FREE_WORDS["detail"]:
-            return None
+        if not words or len(words) > FREE_WORDS["detail"] or detail.lower() in lang.lists["reject"]:
+            return None  # "at it" is no workplace: the pattern without a detail applies
         if _trim("x %s %s" % (_word_before(match, "detail"), detail), lang) == "x":
             return None  # "for ten years" is a time, not a detail: the next pattern trims it
         lead = words[0].lower() if words[0].lower() in lang.article_words else _word_before(match, "detail")
