@@ -81,19 +81,14 @@ def register(app, page):
         changed(user_id, "notice.forgotten", n=len(forgotten))
         see_other(link("/memories", user=user_id))
 
-    @app.post("/pause")
-    def pause():
+    def paused(paused: bool, notice: str):
         user_id = reachable_user()
-        page.engine.pause(scope_of(page, user_id), "user", True)
-        changed(user_id, "notice.paused")
+        page.engine.pause(scope_of(page, user_id), "user", paused)
+        changed(user_id, notice)
         see_other(link("/memories", user=user_id))
 
-    @app.post("/resume")
-    def resume():
-        user_id = reachable_user()
-        page.engine.pause(scope_of(page, user_id), "user", False)
-        changed(user_id, "notice.resumed")
-        see_other(link("/memories", user=user_id))
+    app.post("/pause", callback=lambda: paused(True, "notice.paused"))
+    app.post("/resume", callback=lambda: paused(False, "notice.resumed"))
 
     @app.post("/import")
     def import_():
