@@ -275,13 +275,12 @@ class Quantized(NamedTuple):
             codes[part] = np.rint(matrix[part] * inverse[part, None])
         return cls(codes, scale.astype(np.float32))
 
-    def cosines(self, vector: np.ndarray, rows=slice(None)) -> np.ndarray:
-        """Cosine similarity of ``vector`` (unit length) to the given rows."""
-        codes = self.codes[rows]
-        dots = np.empty(len(codes), np.float32)
-        for part in _steps(codes):
-            dots[part] = codes[part] @ vector
-        return dots * self.scale[rows]
+    def cosines(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine similarity of ``vector`` (unit length) to every row."""
+        dots = np.empty(len(self.codes), np.float32)
+        for part in _steps(self.codes):
+            dots[part] = self.codes[part] @ vector
+        return dots * self.scale
 
     def joined(self, other: "Quantized") -> "Quantized":
         return Quantized(np.vstack([self.codes, other.codes]), np.concatenate([self.scale, other.scale]))
