@@ -2,6 +2,7 @@
 relevance look for, and whether a text says anything on its own (stop words,
 acknowledgements and topic words from locale/<lang>/)."""
 import re
+import unicodedata
 from typing import Dict, List, Sequence, Tuple
 
 from ovos_memory_service.common.resources import acknowledgements, stop_words, topics
@@ -35,3 +36,38 @@ def topic_words(words: Sequence[str], lang: str) -> Dict[str, Tuple[str, ...]]:
     """keyword -> the words of its topic (topics.list), for keywords that name one."""
     known = topics(lang)
     return {w: known[w] for w in words if w in known}
+
+
+DIAERESIS = "\u0308"  # German plurals and verbs take an umlaut ("Mutter", "Mütter"): it tells no words apart
+
+
+def _letters(word: str) -> Tuple[str, bool]:
+    """``word`` without its accents, and whether it had one that tells words apart."""
+    parts = unicodedata.normalize("NFD", word)
+    bare = "".join(c for c in parts if not unicodedata.combining(c))
+    return bare, any(unicodedata.combining(c) and c != DIAERESIS for c in parts)
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Two words the search takes for one ("carne", "carnes"): one begins the other, a suffix apart."""
+    short, long = sorted((a, b), key=len)
+    return a == b or (len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3)
+
+
+def misread(text: str, terms: Sequence[str]) -> bool:
+    """The search folds accents away (speech-to-text often drops them), so it finds
+    ``terms`` in ``text`` through a word that only differs from one of them by an
+    accent ("carné", a licence, for "carne", meat). True when that is the only way
+    ``text`` has any of them; a word written without accents still matches."""
+    if text.isascii():
+        return False
+    bare_terms = [(_letters(t)[0], t) for t in terms]
+    misread_one = False
+    for token in set(TOKEN.findall(text.lower())):
+        bare, accented = _letters(token)
+        for bare_term, term in bare_terms:
+            if _same_stem(bare, bare_term):
+                if not accented or _same_stem(token, term):
+                    return False
+                misread_one = True
+    return misread_one

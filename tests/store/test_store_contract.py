@@ -271,6 +271,22 @@ def test_coverage_is_the_idf_weighted_share_of_the_words_of_the_memory_itself(st
     assert store.coverage(["__"], [seqs[cat]], {})[0] == {seqs[cat]: 0.0}  # no token, no match
 
 
+def test_a_word_with_an_accent_is_not_the_word_without(store):
+    """The search folds accents (speech-to-text drops them), but "carné" (a licence)
+    is not "carne" (meat): it covers nothing, directly or through a topic, while
+    "violin" written without its accent still covers "violín"."""
+    w = Writer(store, ALICE)
+    licence = w.turn("user", "quiero sacarme el carné de moto")
+    meat = w.turn("user", "me encanta la carne asada")
+    violin = w.turn("user", "toco el violin")
+    seqs = {r["id"]: r["seq"] for r in store.get_memories([licence, meat, violin])}
+    direct, _ = store.coverage(["carne"], list(seqs.values()), {})
+    assert direct == {seqs[licence]: 0.0, seqs[meat]: 1.0, seqs[violin]: 0.0}
+    _, topical = store.coverage(["comida", "música"], list(seqs.values()),
+                                {"comida": ("carne",), "música": ("violín",)})
+    assert topical[seqs[licence]] == 0 and topical[seqs[meat]] > 0 and topical[seqs[violin]] > 0
+
+
 def test_coverage_follows_the_words_of_the_store_as_it_grows(store):
     """Word counts are kept between queries (store/idf.py), never beyond a
     1% change of the store: a word that became common weighs less at once."""

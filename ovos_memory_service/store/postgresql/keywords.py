@@ -19,6 +19,7 @@ stored memory, is counted again every ``TOTAL_KEEP_S`` seconds.
 import time
 from typing import Dict, List, Sequence
 
+from ovos_memory_service.common.words import misread
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.memories import ROW, condition, excluding
 from ovos_memory_service.store.postgresql.text import RANK_NORMALIZATION, RANK_WEIGHTS, fold, ts_config
@@ -133,17 +134,20 @@ class KeywordIndex:
                 "WHERE t.seq = ANY(%(seqs)s::bigint[]) AND t.terms @@ w.r) END AS related "
                 "FROM unnest(%(q)s::tsquery[], %(r)s::tsquery[]) WITH ORDINALITY AS w (q, r, i) ORDER BY w.i",
                 {"seqs": list(direct), "q": phrases, "r": topics}).fetchall()
+            text_of = {r["seq"]: r["content"] for r in cur.execute(
+                "SELECT seq, content FROM memories WHERE seq = ANY(%s::bigint[])", [list(direct)])}
             idfs = self._document_counts.idfs(self._memory_total(cur), phrases, lambda stale: [
                 r["n"] for r in cur.execute(
                     "SELECT CASE WHEN w.q IS NULL THEN 0 ELSE (SELECT count(*) FROM memory_text t "
                     "WHERE t.terms @@ w.q) END AS n FROM unnest(%s::tsquery[]) WITH ORDINALITY AS w (q, i) "
                     "ORDER BY w.i", [stale])])
-        for row, idf in zip(rows, idfs):
-            having = set(row["having"])
+        for word, row, idf in zip(words, rows, idfs):
+            having = {seq for seq in row["having"] if not misread(text_of[seq], [word])}
             for seq in having:
                 direct[seq] += idf
             for seq in set(row["related"]) - having:
-                topical[seq] += idf
+                if not misread(text_of[seq], related[word]):
+                    topical[seq] += idf
         idf_sum = sum(idfs)
         share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
         return share(direct), share(topical)

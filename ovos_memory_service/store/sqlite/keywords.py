@@ -15,6 +15,7 @@ speaker's name or the turn before counts nothing.
 import sqlite3
 from typing import Dict, List, Sequence
 
+from ovos_memory_service.common.words import misread
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.sqlite.memories import as_json, condition, excluding
 
@@ -77,14 +78,15 @@ class KeywordIndex:
                 for w in stale])
         # which candidate says which word: matched in a scratch index of the
         # candidates alone (the same tokenizer), not in the whole store's
-        scratch = self._scratch_index(texts)
+        scratch, text_of = self._scratch_index(texts), dict(texts)
         for word, idf in zip(words, idfs):
-            having = _matching(scratch, quote(word))
+            having = {seq for seq in _matching(scratch, quote(word)) if not misread(text_of[seq], [word])}
             for seq in having:
                 direct[seq] += idf
             if related.get(word):
                 for seq in _matching(scratch, "(" + match_expression(related[word]) + ")") - having:
-                    topical[seq] += idf
+                    if not misread(text_of[seq], related[word]):
+                        topical[seq] += idf
         idf_sum = sum(idfs)
         share = (lambda found: {seq: (value / idf_sum if idf_sum else 0.0) for seq, value in found.items()})
         return share(direct), share(topical)

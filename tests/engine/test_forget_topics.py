@@ -1,0 +1,24 @@
+"""Forgetting by a topic's one word ("forget what I told you about food") takes
+the statements its words are in, read as written: a word is not another word
+that differs from it only by an accent ("carné", a licence, is not "carne",
+meat), while speech-to-text that drops every accent still matches."""
+from ovos_memory_service.common.items import KINDS
+from tests.helpers import exchange, scope
+
+
+def test_an_accent_tells_a_topics_word_from_another_word(make_engine):
+    engine = make_engine(lang="es-es")
+    sc = scope(lang="es-es")
+    meat = exchange(engine, sc, "me encanta la carne asada", "Vale.")["ids"]
+    licence = exchange(engine, sc, "quiero sacarme el carné de moto este verano", "¡Suerte!")["ids"]
+    cello = exchange(engine, sc, "toco el violin en una orquesta", "Qué bien.")["ids"]  # "violín", no accent
+    engine.wait_idle()
+    food = {m.id for m in engine.forget(sc, query="comida", dry_run=True, limit=20)}
+    assert set(meat) <= food
+    assert not food & set(licence)
+    music = {m.id for m in engine.forget(sc, query="música", dry_run=True, limit=20)}
+    assert set(cello) <= music
+    engine.forget(sc, query="comida", limit=20)
+    left = {m.content for m in engine.list(sc, KINDS, 200, 0)[0]}
+    assert "quiero sacarme el carné de moto este verano" in left
+    assert "me encanta la carne asada" not in left
