@@ -9,6 +9,7 @@ from typing import List, Optional, Sequence, Tuple
 from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
+from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import MemoryItem, normalized
@@ -161,11 +162,13 @@ class StoreReader:
         said, one_word = normalized(query), len(words) == 1 and len(query.split()) <= 2
         found = []
         for item in items:
-            cosine = similarity.get(item.id)
+            cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
+            if topical and item.kind == "turn" and item.role == "user" and is_question(item.content, scope.lang):
+                topical = 0.0  # "tell me a dad joke" names a word of the family in passing, and tells nothing of it
             found.append(Evidence(
-                cosine, coverage[item.id][0],
+                cosine, direct,
                 normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
-                coverage[item.id][1], 0.0 if cosine is None else standout(cosine, spread, model),
+                topical, 0.0 if cosine is None else standout(cosine, spread, model),
                 item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
                 item.kind != "turn" or item.role == "user"))
         return model, found

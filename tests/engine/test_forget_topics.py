@@ -22,3 +22,19 @@ def test_an_accent_tells_a_topics_word_from_another_word(make_engine):
     left = {m.content for m in engine.list(sc, KINDS, 200, 0)[0]}
     assert "quiero sacarme el carné de moto este verano" in left
     assert "me encanta la carne asada" not in left
+
+
+def test_a_request_is_not_what_was_told_about_a_topic(make_engine):
+    """"forget what I told you about my family" takes what was said about the family;
+    "tell me a dad joke" asked for a joke and told nothing, so it stays (a word of the
+    topic alone does not make a request about it), as does the question."""
+    engine = make_engine()
+    sc = scope()
+    radios = exchange(engine, sc, "my dad fixes old radios in his garage", "That's a nice hobby.")["ids"]
+    joke = exchange(engine, sc, "tell me a dad joke", "I'm reading a book about anti-gravity. "
+                                                     "It's impossible to put down.")["ids"]
+    asked = exchange(engine, sc, "what should i cook for my grandma", "How about a roast?")["ids"]
+    engine.wait_idle()
+    family = {m.id for m in engine.forget(sc, query="family", dry_run=True, limit=20)}
+    assert set(radios) <= family
+    assert not family & set(joke + asked)

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ovos_memory_service.learning.facts import ExtractedFact, PatternError, extract_facts
-from ovos_memory_service.learning.facts.extract import LISTS, load_language, parse_facts
+from ovos_memory_service.learning.facts.extract import LISTS, is_question, load_language, parse_facts
 from ovos_memory_service.common.resources import locale_dir
 
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
@@ -437,6 +437,19 @@ def test_people_work_and_home_as_people_say_them(lang, text, slot, value, statem
     ("de-de", "ich bin sehr müde"),
 ])
 def test_questions_wishes_and_others_people_give_nothing(lang, text):
+    assert extract_facts(text, lang) == []
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "tell me a dad joke"), ("en-us", "play my wife's favourite song"),
+    ("pt-pt", "conta-me uma anedota sobre pais"), ("pt-pt", "põe a música preferida da minha mulher"),
+    ("es-es", "cuéntame un chiste de padres"), ("es-es", "pon la canción favorita de mi mujer"),
+    ("de-de", "erzähl mir einen Witz über Väter"), ("de-de", "sag mir einen Spruch für meine Frau"),
+])
+def test_a_request_asks_something_and_tells_nothing(lang, text):
+    """A request to the assistant is no statement: it gives no fact, is never read back as a
+    memory, and a topic's word in it does not make it about the topic (tests/engine/test_forget_topics.py)."""
+    assert is_question(text, lang)
     assert extract_facts(text, lang) == []
 
 
