@@ -81,6 +81,7 @@ SENTENCES = {
             "I use an inhaler when I run",
         ],
         "music": [
+            "i sing bass in the church choir",
             "i've played the cello since i was eight",
             "i sing in a barbershop quartet",
             "I'm learning the ukulele from videos",
@@ -112,6 +113,7 @@ SENTENCES = {
             "our flight to denver got cancelled twice",
         ],
         "studies": [
+            ("my son lukas studies computer science in dresden", {"family"}),
             "i'm getting my master's in accounting",
             "i studied mechanical engineering at purdue",
             "I'm finishing my phd in marine biology",
@@ -129,6 +131,7 @@ SENTENCES = {
             "i can read japanese but my speaking is rusty",
         ],
         "car": [
+            "my pickup is a ford ranger with a cracked windshield",
             "i drive a 2015 honda civic",
             "My car is in the shop for new brakes",
             "i just bought a used toyota tacoma",
@@ -205,6 +208,7 @@ SENTENCES = {
             "tive covid duas vezes",
         ],
         "music": [
+            "toco bateria numa banda de garagem",
             "toco guitarra portuguesa",
             "canto num coro da igreja",
             "estou a aprender acordeão",
@@ -236,6 +240,7 @@ SENTENCES = {
             "fizemos uma viagem de autocaravana pela escócia",
         ],
         "studies": [
+            "estou no segundo ano de engenharia mecânica",
             "estou a tirar um mestrado em gestão",
             "licenciei-me em direito em coimbra",
             "estou no segundo ano de psicologia",
@@ -273,6 +278,7 @@ SENTENCES = {
     },
     "es-es": {
         "pets": [
+            "tengo un canario que canta por las mañanas",
             "tengo un galgo que rescatamos de una protectora",
             "mi gata se llama mora y tiene doce años",
             "tenemos un periquito que no para de cantar",
@@ -329,6 +335,7 @@ SENTENCES = {
             "voy al fisio por una contractura en la espalda",
         ],
         "music": [
+            "me he apuntado a clases de batería",
             "toco la guitarra española",
             "canto en una coral de mi barrio",
             "estoy aprendiendo a tocar el violín",
@@ -484,6 +491,7 @@ SENTENCES = {
             "wir machen eine rundreise durch vietnam",
         ],
         "studies": [
+            ("mein sohn lukas studiert in dresden informatik", {"family"}),
             "ich studiere maschinenbau in aachen",
             "ich schreibe gerade meine masterarbeit",
             "ich habe bwl studiert",
