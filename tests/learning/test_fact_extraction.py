@@ -390,6 +390,10 @@ EVERYDAY = {
          "Trabalha como enfermeira no hospital"),
         ("Sou professora de matemática", "occupation", "professora de matemática", "É professora de matemática"),
         ("Mudámo-nos para Braga no ano passado", "residence", "Braga", "Mudou-se para Braga"),
+        ("Faço anos a vinte e três de julho", "birthday", "vinte e três de julho",
+         "Faz anos a vinte e três de julho"),
+        ("Faço anos no dia dos namorados", "birthday", "dos namorados", "Faz anos no dia dos namorados"),
+        ("Nasci no dia três de maio", "birthday", "três de maio", "Faz anos no dia três de maio"),
     ],
     "es-es": [
         ("Mi hermano trabaja de cocinero en Valencia", "family.brother.occupation", "cocinero",

@@ -4,7 +4,7 @@ The language knowledge lives in ``locale/<lang>/facts/``: one ``<family>.facts``
 file per slot family (the format is described at the top of each file) and
 word lists that guard and trim the matches (``boundaries``, ``fillers``,
 ``questions``, ``hypothetical``, ``reported``, ``articles``, ``trailing``,
-``reject``, ``nonnames``) and write them (``particles``, ``indefinite``,
+``reject``, ``nonnames``, ``numbers``) and write them (``particles``, ``indefinite``,
 ``definite``, ``casing``; ``.list`` files). This module only reads and applies them:
 
 - the utterance is cut into sentences; a sentence that is a question, a
@@ -53,7 +53,8 @@ from ovos_memory_service.common.resources import locale_dir, match_lang, read_li
 
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
-         "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing")
+         "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
+         "numbers")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap")          # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7}    # longest capture, in words
@@ -276,7 +277,9 @@ def load_language(folder: str) -> Optional[Language]:
         path = base / (name + ".list")
         lists[name] = [w.lower() for w in read_list(path)] if path.exists() else []
     words = _words_regex(lists["boundaries"]) or "(?!)"
-    boundary = r"(?:\s*[,;:()\"“”«»]|\s+[-–—]\s|\s+(?:%s)(?!\w))" % words
+    # "vinte e três", "treinta y uno": a conjunction after a number's tens joins, it ends nothing
+    joined = "".join(r"(?<!\b%s)" % re.escape(w) for w in lists["numbers"])
+    boundary = r"(?:\s*[,;:()\"“”«»]|\s+[-–—]\s|%s\s+(?:%s)(?!\w))" % (joined, words)
     articles = frozenset(lists["articles"] + lists["definite"] + lists["indefinite"])
     function = articles | frozenset(lists["particles"]) | stop_words(folder)
     lang = Language(boundary=boundary, lists=lists, rules=[], maps={},
