@@ -3,6 +3,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import List, Optional
 
 from ovos_memory_service.common.wire import iso_time
@@ -19,10 +20,14 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=8192)  # a build compares a few hundred memories, most of them again the next time
 def normalized(text: str) -> str:
     """What makes two statements the same restatement: case, spacing and
     closing punctuation do not count."""
-    return re.sub(r"\s+", " ", text.casefold()).strip().rstrip(".!;").strip()
+    return SPACES.sub(" ", text.casefold()).strip().rstrip(".!;").strip()
 
 
 @dataclass

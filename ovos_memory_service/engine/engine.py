@@ -24,7 +24,7 @@ from ovos_memory_service.common.errors import EmbeddingsUnavailable, InvalidRequ
 from ovos_memory_service.learning.facts.extract import extract_facts
 from ovos_memory_service.learning.facts.model import Fact, derived_only_from, record
 from ovos_memory_service.backends.window import live_window
-from ovos_memory_service.common.items import EXPLICIT_KINDS, KINDS, MemoryItem
+from ovos_memory_service.common.items import EXPLICIT_KINDS, KINDS, MemoryItem, normalized
 from ovos_memory_service.engine.personas import PersonaRegistry
 from ovos_memory_service.engine.turns import TurnWriter
 from ovos_memory_service.backends.relevance import saying_something_first
@@ -549,6 +549,7 @@ class MemoryEngine(Corrections, Upkeep):
         self.background.call("semantic recall", self.background.stop_embedding)  # not on the listener
 
     def _tell_forgotten(self, user_id: str, ids: List[str]):
+        normalized.cache_clear()  # a forgotten text stays in no cache of this process
         for listener in list(self.forget_listeners):
             try:
                 listener(user_id, ids)

@@ -64,3 +64,17 @@ def test_a_turn_about_the_query_goes_with_what_else_it_told_and_the_dry_run_list
     assert "Works as nurse" in listed  # learnt only from that turn: heard in the confirmation
     assert {m.content for m in engine.forget(sc, query="my dog Rex")} == listed
     assert engine.list(sc, ("turn", "fact"), 20, 0)[1] == 0 and told
+
+
+def test_a_forgotten_text_is_left_in_no_cache(make_engine):
+    """Builds keep memories' compared texts (items.normalized) for the next build;
+    forgetting empties that cache, so a forgotten text is gone from the process too."""
+    from ovos_memory_service.common.items import normalized
+    engine = make_engine()
+    sc = scope()
+    told = exchange(engine, sc, "my locker code is 4411", "Noted.")["ids"]
+    engine.wait_idle()
+    assert engine.build_context(scope(session="s2"), "what is my locker code").memories
+    assert normalized.cache_info().currsize > 0
+    engine.forget(sc, ids=told)
+    assert normalized.cache_info().currsize == 0
