@@ -431,10 +431,12 @@ class MemoryEngine(Corrections, Upkeep):
     def forget(self, scope: Scope, ids: Optional[Sequence[str]] = None, query: Optional[str] = None,
                everything: bool = False, where: str = "user", dry_run: bool = False,
                kinds: Sequence[str] = KINDS, limit: Optional[int] = None,
-               threshold: Optional[float] = None) -> List[MemoryItem]:
+               threshold: Optional[float] = None, until: Optional[float] = None) -> List[MemoryItem]:
         """Forget memories of the scope; returns what was (or would be) forgotten.
         By ``query``: what is clearly about it (``forget_relevance_threshold``),
-        with the replies that answered it and the memories that repeat it."""
+        with the replies that answered it and the memories that repeat it.
+        ``everything`` made before ``until`` (epoch seconds; None: all): what a
+        count shown earlier covered, not what was said since."""
         if query is not None:
             if threshold is None:
                 threshold = self.config["forget_relevance_threshold"]
@@ -447,7 +449,7 @@ class MemoryEngine(Corrections, Upkeep):
                 targets = [MemoryItem.from_row(r) for r in store.select_visible(
                     self.reader.visible(scope, kinds, where), ids)]
             elif everything:
-                visible = self.reader.visible(scope, kinds, where)
+                visible = self.reader.visible(scope, kinds, where, until=until)
                 targets = [MemoryItem.from_row(r) for r in store.list_visible(visible, store.count_visible(visible))]
             elif query is None:
                 raise InvalidRequest("give one of ids, query or all")

@@ -131,6 +131,23 @@ def test_every_change_needs_the_sessions_csrf_token_and_the_pages_origin(served)
     assert done.status_code == 303 and engine.list(Scope("ana", "default"))[1] == 0
 
 
+def test_forgetting_everything_takes_what_was_counted_not_what_was_said_since(served):
+    """The confirmation counts every memory; one said before its button is pressed stays."""
+    engine, ana = served.engine, Scope("ana", "default")
+    engine.remember(ana, "I live in Porto")
+    browser = sign_in(link(served))
+    csrf = csrf_of(browser.get(f"{served.url}/memories", params={"user": "ana"}).text)
+    shown = browser.post(f"{served.url}/forget/confirm", data={"user": "ana", "all": "1", "csrf": csrf})
+    form = shown.text.split('action="/forget"', 1)[1].split("</form>", 1)[0]
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form))
+    assert fields["all"] == "1"
+    time.sleep(0.01)
+    said_since = engine.remember(ana, "I work as a nurse")
+    assert browser.post(f"{served.url}/forget", data=fields).status_code == 200
+    assert [m.id for m in engine.list(ana)[0]] == [said_since]
+    assert browser.post(f"{served.url}/forget", data={**fields, "until": "nan"}).status_code == 400
+
+
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1:1", "192.168.1.20:{port}",
                                   "localhost.evil.example:{port}", "", "127.0.0.1:{port}@evil"])
 def test_a_foreign_host_header_is_refused_before_anything(served, host):

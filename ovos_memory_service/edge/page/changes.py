@@ -3,6 +3,7 @@ engine's dry run lists every memory that would go, and the confirmation
 forgets exactly those), pause and resume, import an export. Every change is
 a POST with the session's CSRF token (app.py), and ends in a redirect."""
 import json
+import math
 
 from bottle import HTTPError, request
 
@@ -14,6 +15,20 @@ from ovos_memory_service.edge.page.web import (field, id_field, ids_field, link,
 # forgetting a topic looks this far (memory.forget's most); everything is shown, in pages of this
 TOPIC_LIMIT = 50
 SHOWN = 500
+
+
+def until_field():
+    """The time a confirmation of "everything" counted up to; None without one."""
+    raw = field("until")
+    if raw is None:
+        return None
+    try:
+        until = float(raw)
+    except ValueError:
+        raise HTTPError(400, "error.bad_request")
+    if not math.isfinite(until):
+        raise HTTPError(400, "error.bad_request")
+    return until
 
 
 def register(app, page):
@@ -67,8 +82,10 @@ def register(app, page):
             query = text_field("query")
         found = page.engine.forget(scope, ids=ids or None, query=query, everything=everything, where="all",
                                    dry_run=True, limit=TOPIC_LIMIT if query else None)
+        # "everything" is what was counted here: what is said before the button is pressed stays
+        until = math.nextafter(max(m.created_at for m in found), math.inf) if everything and found else None
         return render(page, "confirm.tpl", words(page)("confirm.title"), user=user_id, items=found[:SHOWN],
-                      total=len(found), everything=everything, query=query)
+                      total=len(found), everything=everything, query=query, until=until)
 
     @app.post("/forget")
     def forget():
@@ -77,7 +94,8 @@ def register(app, page):
         ids = [] if everything else ids_field()
         if not everything and not ids:
             raise HTTPError(400, "error.bad_request")
-        forgotten = page.engine.forget(scope_of(page, user_id), ids=ids or None, everything=everything, where="all")
+        forgotten = page.engine.forget(scope_of(page, user_id), ids=ids or None, everything=everything, where="all",
+                                       until=until_field() if everything else None)
         changed(user_id, "notice.forgotten", n=len(forgotten))
         see_other(link("/memories", user=user_id))
 

@@ -18,6 +18,9 @@
   <input type="hidden" name="csrf" value="{{v['csrf']}}"><input type="hidden" name="user" value="{{user}}">
   % if everything:
   <input type="hidden" name="all" value="1">
+  % if until is not None:
+  <input type="hidden" name="until" value="{{repr(until)}}">
+  % end
   % else:
   % for item in items:
   <input type="hidden" name="ids" value="{{item.id}}">
