@@ -254,6 +254,22 @@ def test_keyword_search_ranks_within_the_user_and_leaves_out_what_it_is_told(sto
     assert store.keyword_search(Visible(ALICE), ['"', "OR", "dog's", "rex)", "-", "*"], 10)
 
 
+def test_a_word_said_after_a_search_is_found_by_the_next(store):
+    """Keyword search leaves out words no memory says (SQLite asks its index's
+    vocabulary, and remembers the answer until the next write)."""
+    w = Writer(store, ALICE)
+    jazz = w.turn("user", "I like jazz and e-mail")
+    assert ids_of(store.keyword_search(Visible(ALICE), ["violin", "jazz"], 10)) == [jazz]
+    assert store.keyword_search(Visible(ALICE), ["violin", "e-violin"], 10) == []
+    assert ids_of(store.keyword_search(Visible(ALICE), ["e-mail"], 10)) == [jazz]  # two terms, both said
+    violin = w.turn("user", "I play the violin")
+    assert ids_of(store.keyword_search(Visible(ALICE), ["violin"], 10)) == [violin]
+    store.delete([violin])
+    assert store.keyword_search(Visible(ALICE), ["violin"], 10) == []
+    seq = store.get_memories([jazz])[0]["seq"]
+    assert store.coverage(["music"], [seq], {"music": ("violin", "jazz")})[1][seq] == pytest.approx(1.0)
+
+
 def test_coverage_is_the_idf_weighted_share_of_the_words_of_the_memory_itself(store):
     w = Writer(store, ALICE)
     question = w.turn("user", "what is the name of my dog?")

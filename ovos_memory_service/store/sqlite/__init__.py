@@ -21,6 +21,7 @@ from ovos_memory_service.store.base import Store
 from ovos_memory_service.store.idf import DocumentCounts
 from ovos_memory_service.store.sqlite.admin import Admin
 from ovos_memory_service.store.sqlite.connection import lock_store, open_database, open_reader, scrub
+from ovos_memory_service.store.sqlite.terms import IndexedTerms
 from ovos_memory_service.store.sqlite.jobs import Jobs
 from ovos_memory_service.store.sqlite.keywords import KeywordIndex
 from ovos_memory_service.store.sqlite.memories import MemoryRows
@@ -50,6 +51,7 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store):
         self._next = None  # the next model's, while it embeds every memory (begin_reembedding)
         self._owners = {}  # user_id -> owner number, as in the users table
         self._document_counts = DocumentCounts()  # keywords.py
+        self._terms = IndexedTerms()  # the words the keyword index holds (terms.py)
         self._memory_count = self.count()
         self._after_commit = []
         self.release_claims()

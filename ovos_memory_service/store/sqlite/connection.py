@@ -17,6 +17,8 @@ from ovos_memory_service.store.sqlite.migrations import migrations
 
 DB_NAME = "memory.db"
 LOCK_NAME = "memory.lock"
+# the keyword index's vocabulary, on every connection (terms.py)
+TERMS = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memories_terms USING fts5vocab(main, memories_fts, 'row')"
 
 
 def lock_store(directory: str, timeout: Optional[float] = None, holder: str = "cli"):
@@ -80,6 +82,7 @@ def open_database(directory: str) -> Database:
         conn.execute("PRAGMA temp_store=MEMORY")
         conn.execute("PRAGMA foreign_keys=ON")
         migrations.apply(db)
+        conn.execute(TERMS)
     finally:
         os.umask(old_umask)
     return db
@@ -88,8 +91,9 @@ def open_database(directory: str) -> Database:
 def open_reader(directory: str) -> Database:
     """A read-only connection to the open store, for one thread's reads."""
     conn = sqlite3.connect(join(directory, DB_NAME), check_same_thread=False, isolation_level=None, timeout=10)
-    conn.execute("PRAGMA query_only=ON")
     conn.execute("PRAGMA temp_store=MEMORY")
+    conn.execute(TERMS)
+    conn.execute("PRAGMA query_only=ON")
     return Database(conn)
 
 

@@ -18,12 +18,12 @@ from typing import Dict, List, Sequence
 from ovos_memory_service.common.words import misread
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.sqlite.memories import as_json, condition, excluding
+from ovos_memory_service.store.sqlite.terms import TOKENIZER
 
 # bm25 weights of the name, content, context and owner columns (the owner
 # number only narrows the search to one user's memories)
 WEIGHTS = (0.5, 1.0, 0.4, 0.0)
 OWN_WORDS = "{content} : "  # an FTS5 column filter: neither the speaker nor the context
-TOKENIZER = "porter unicode61 remove_diacritics 2"  # as memories_fts (migrations.py)
 
 
 def _matching(scratch, expression: str) -> set:
@@ -57,6 +57,9 @@ class KeywordIndex:
         left_out, left_out_args = excluding(exclude)
         # ranked by bm25 on the FTS5 side alone; whole rows are read for the best ``limit`` only
         with self._reading() as db:
+            words = self._terms.held(db, words, self.db.conn.total_changes)
+            if not words:
+                return []
             return db.execute_returning_dicts(
                 "SELECT m.*, best.rank FROM (SELECT memories_fts.rowid AS seq, "
                 "-bm25(memories_fts, %s, %s, %s, %s) AS rank " % WEIGHTS +
@@ -76,6 +79,8 @@ class KeywordIndex:
             idfs = self._document_counts.idfs(self._memory_count, words, lambda stale: [db.execute(
                 "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", [OWN_WORDS + quote(w)]).fetchone()[0]
                 for w in stale])
+            # a topic's words that no memory says match no candidate either
+            related = {w: self._terms.held(db, related[w], self.db.conn.total_changes) for w in related}
         # which candidate says which word: matched in a scratch index of the
         # candidates alone (the same tokenizer), not in the whole store's
         scratch, text_of = self._scratch_index(texts), dict(texts)
