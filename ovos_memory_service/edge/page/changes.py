@@ -9,26 +9,12 @@ from bottle import HTTPError, request
 
 from ovos_memory_service.common.errors import InvalidRequest, MemoryServiceError, NotFound
 from ovos_memory_service.common.items import EXPLICIT_KINDS
-from ovos_memory_service.edge.page.web import (field, id_field, ids_field, link, local_path, notify, reachable_user,
-                                               render, scope_of, see_other, text_field, words)
+from ovos_memory_service.edge.page.web import (field, id_field, ids_field, link, local_path, notify, number_field,
+                                               reachable_user, render, scope_of, see_other, text_field, words)
 
 # forgetting a topic looks this far (memory.forget's most); everything is shown, in pages of this
 TOPIC_LIMIT = 50
 SHOWN = 500
-
-
-def until_field():
-    """The time a confirmation of "everything" counted up to; None without one."""
-    raw = field("until")
-    if raw is None:
-        return None
-    try:
-        until = float(raw)
-    except ValueError:
-        raise HTTPError(400, "error.bad_request")
-    if not math.isfinite(until):
-        raise HTTPError(400, "error.bad_request")
-    return until
 
 
 def register(app, page):
@@ -95,7 +81,7 @@ def register(app, page):
         if not everything and not ids:
             raise HTTPError(400, "error.bad_request")
         forgotten = page.engine.forget(scope_of(page, user_id), ids=ids or None, everything=everything, where="all",
-                                       until=until_field() if everything else None)
+                                       until=number_field("until", None, 0, math.inf) if everything else None)
         changed(user_id, "notice.forgotten", n=len(forgotten))
         see_other(link("/memories", user=user_id))
 

@@ -5,12 +5,12 @@ service's health. Questions and searches are POSTed: their text never
 enters an address or a log."""
 import json
 
-from bottle import HTTPError, HTTPResponse
+from bottle import HTTPResponse
 
 from ovos_memory_service.common.items import KINDS
 from ovos_memory_service.edge.page.browse import filters_of
-from ovos_memory_service.edge.page.web import (field, id_field, kinds_field, reachable_user, render, scope_of,
-                                               text_field, words)
+from ovos_memory_service.edge.page.web import (field, id_field, kinds_field, number_field, reachable_user, render,
+                                               scope_of, text_field, words)
 
 EXPORT_PAGE = 500
 LIMITS = (5, 10, 20, 50)
@@ -20,19 +20,6 @@ def carried(message: dict, memories) -> list:
     """The memories whose text a message of a build holds."""
     content = message.get("content") or ""
     return [m for m in memories if m.content and m.content in content]
-
-
-def number(name: str, default: float, low: float, high: float) -> float:
-    value = field(name)
-    if value is None:
-        return default
-    try:
-        value = float(value)
-    except ValueError:
-        raise HTTPError(400, "error.bad_request")
-    if not low <= value <= high:
-        raise HTTPError(400, "error.bad_request")
-    return value
 
 
 def register(app, page):
@@ -51,8 +38,8 @@ def register(app, page):
         user_id = reachable_user()
         query = text_field("query")
         persona = id_field("persona")
-        limit = int(number("limit", 10, 1, 50))
-        threshold = number("threshold", page.config["recall_relevance_threshold"], 0, 1)
+        limit = int(number_field("limit", 10, 1, 50))
+        threshold = number_field("threshold", page.config["recall_relevance_threshold"], 0, 1)
         kinds = kinds_field()
         found = page.engine.recall(scope_of(page, user_id, persona), query, limit, threshold, kinds, "all")
         return search_page(user_id, query=query, found=found, kind=field("kind"), persona=persona, limit=limit,

@@ -110,6 +110,20 @@ def kinds_field() -> List[str]:
     return [kind]
 
 
+def number_field(name: str, default: Optional[float], low: float, high: float) -> Optional[float]:
+    """A number from ``low`` to ``high`` (``default`` when not given)."""
+    value = field(name)
+    if value is None:
+        return default
+    try:
+        value = float(value)
+    except ValueError:
+        raise HTTPError(400, "error.bad_request")
+    if not low <= value <= high:  # NaN is not
+        raise HTTPError(400, "error.bad_request")
+    return value
+
+
 def day_field(name: str) -> Optional[float]:
     """A date (YYYY-MM-DD) as the epoch at its start in the device's time zone."""
     value = field(name)
