@@ -20,10 +20,10 @@ Two tsvectors per memory (table ``memory_text``):
   phrases of several tokens use; a token longer than 2,046 bytes is left
   out) are far beyond a spoken turn.
 """
-import sqlite3
-import threading
 import unicodedata
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Iterable, List, Optional, Sequence
+
+from ovos_memory_service.store.tokens import Fts5Tokenizer
 
 # ts_rank_cd weights {D, C, B, A}: context C, name B, content A (SQLite's bm25 weights)
 RANK_WEIGHTS = "{0, 0.4, 0.5, 1.0}"
@@ -62,34 +62,8 @@ def _quote(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-class Fts5Tokens:
-    """SQLite FTS5's tokenizer, one in-memory database per thread."""
-    TOKENIZER = "porter unicode61 remove_diacritics 2"  # store/sqlite/migrations.py
-
-    def __init__(self):
-        self._local = threading.local()
-
-    def _db(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = self._local.db = sqlite3.connect(":memory:", isolation_level=None)
-            db.execute(f"CREATE VIRTUAL TABLE t USING fts5 (content, tokenize='{self.TOKENIZER}')")
-            db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-        return db
-
-    def positions(self, texts: Sequence[str]) -> List[Dict[str, List[int]]]:
-        """For each text, token -> its positions (0-based)."""
-        db = self._db()
-        found = [{} for _ in texts]
-        db.execute("BEGIN")
-        try:
-            db.executemany("INSERT INTO t (rowid, content) VALUES (?, ?)",
-                           [(i + 1, text or "") for i, text in enumerate(texts)])
-            for term, doc, offset in db.execute("SELECT term, doc, offset FROM v"):
-                found[doc - 1].setdefault(term, []).append(offset)
-        finally:
-            db.execute("ROLLBACK")
-        return found
+class Fts5Tokens(Fts5Tokenizer):
+    """FTS5's tokens as PostgreSQL's tsvector and tsquery literals."""
 
     def tsvector(self, texts: Sequence[str]) -> List[str]:
         """Each text as a tsvector literal of its FTS5 tokens."""

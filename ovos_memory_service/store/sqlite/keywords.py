@@ -18,7 +18,7 @@ from typing import Dict, List, Sequence
 from ovos_memory_service.common.words import misread
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.sqlite.memories import as_json, condition, excluding
-from ovos_memory_service.store.sqlite.terms import TOKENIZER
+from ovos_memory_service.store.tokens import TOKENIZER
 
 # bm25 weights of the name, content, context and owner columns (the owner
 # number only narrows the search to one user's memories)

@@ -12,11 +12,11 @@ A word is held when every index term it makes is (a phrase needs them all);
 its terms come from the index's own tokenizer, in a scratch index.
 """
 import json
-import sqlite3
 import threading
 from typing import Dict, List, Sequence, Tuple
 
-TOKENIZER = "porter unicode61 remove_diacritics 2"  # as memories_fts (migrations.py)
+from ovos_memory_service.store.tokens import Fts5Tokenizer
+
 STEMS_KEPT = 20_000  # words whose terms are kept (the lexicons hold about 10,000)
 
 
@@ -27,9 +27,7 @@ class IndexedTerms:
         self._held = set()
         self._missing = set()
         self._missing_at = None  # the store's write count when _missing was asked
-        self._scratch = sqlite3.connect(":memory:", check_same_thread=False)
-        self._scratch.execute(f"CREATE VIRTUAL TABLE words USING fts5 (word, tokenize='{TOKENIZER}')")
-        self._scratch.execute("CREATE VIRTUAL TABLE temp.word_terms USING fts5vocab(main, words, 'instance')")
+        self._tokenizer = Fts5Tokenizer()
 
     def held(self, db, words: Sequence[str], writes: int) -> List[str]:
         """``words`` (in order) that ``db``'s keyword index holds; ``writes``:
@@ -55,12 +53,8 @@ class IndexedTerms:
         if new:
             if len(self._terms) + len(new) > STEMS_KEPT:
                 self._terms.clear()
-            scratch = self._scratch
-            scratch.execute("DELETE FROM words")
-            scratch.executemany("INSERT INTO words (rowid, word) VALUES (?, ?)", list(enumerate(new)))
-            made = {i: [] for i in range(len(new))}
-            for doc, term in scratch.execute("SELECT doc, term FROM temp.word_terms ORDER BY doc, offset"):
-                made[doc].append(term)
-            self._terms.update((new[i], tuple(ts)) for i, ts in made.items())
+                new = list(dict.fromkeys(words))
+            for word, made in zip(new, self._tokenizer.positions(new)):
+                self._terms[word] = tuple(sorted(made, key=lambda term: made[term][0]))
         return {w: self._terms[w] for w in words}
 
