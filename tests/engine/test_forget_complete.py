@@ -1,7 +1,7 @@
 """Forgetting by a query takes the replies that answered what it forgets, and
 the other memories that repeat it, and nothing about anything else; the
 window a persona receives afterwards still alternates."""
-from ovos_memory_service.common.items import KINDS
+from ovos_memory_service.common.items import KINDS, normalized
 from tests.helpers import exchange, scope
 
 
@@ -69,7 +69,6 @@ def test_a_turn_about_the_query_goes_with_what_else_it_told_and_the_dry_run_list
 def test_a_forgotten_text_is_left_in_no_cache(make_engine):
     """Builds keep memories' compared texts (items.normalized) for the next build;
     forgetting empties that cache, so a forgotten text is gone from the process too."""
-    from ovos_memory_service.common.items import normalized
     engine = make_engine()
     sc = scope()
     told = exchange(engine, sc, "my locker code is 4411", "Noted.")["ids"]

@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.models.embedder import load_embedder
 from ovos_memory_service.models.queries import QueryVectors
 
 
@@ -32,8 +34,6 @@ class Counted:
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
     pytest.importorskip("fastembed")
-    from ovos_memory_service.common.config import build_config
-    from ovos_memory_service.models.embedder import load_embedder
     folder = tmp_path_factory.mktemp("models")
     return load_embedder(build_config({"data_dir": str(folder)})["embeddings"], folder, lang="en-us")
 

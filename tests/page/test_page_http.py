@@ -10,6 +10,7 @@ import time
 
 import pytest
 import requests
+from ovos_utils.log import LOG
 
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.edge.page.access import PageAccess
@@ -37,7 +38,6 @@ def served(make_engine):
 def logged(monkeypatch, caplog):
     """Every line this process logs through OVOS's LOG, DEBUG included (its own
     loggers neither propagate to pytest's handler nor log below INFO)."""
-    from ovos_utils.log import LOG
     plain = logging.getLogger("ovos-memory-page-test")
     monkeypatch.setattr(LOG, "_get_real_logger", classmethod(lambda cls: plain))
     caplog.set_level(logging.DEBUG)

@@ -51,7 +51,8 @@ class SqliteStore(MemoryRows, Turns, KeywordIndex, Jobs, Vectors, Admin, Store):
         self._next = None  # the next model's, while it embeds every memory (begin_reembedding)
         self._owners = {}  # user_id -> owner number, as in the users table
         self._document_counts = DocumentCounts()  # keywords.py
-        self._terms = IndexedTerms()  # the words the keyword index holds (terms.py)
+        # the words the keyword index holds (terms.py); every write may add some
+        self._terms = IndexedTerms(lambda: self.db.conn.total_changes)
         self._memory_count = self.count()
         self._after_commit = []
         self.release_claims()

@@ -57,7 +57,7 @@ class KeywordIndex:
         left_out, left_out_args = excluding(exclude)
         # ranked by bm25 on the FTS5 side alone; whole rows are read for the best ``limit`` only
         with self._reading() as db:
-            words = self._terms.held(db, words, self.db.conn.total_changes)
+            words = self._terms.held(db, words)
             if not words:
                 return []
             return db.execute_returning_dicts(
@@ -80,7 +80,7 @@ class KeywordIndex:
                 "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", [OWN_WORDS + quote(w)]).fetchone()[0]
                 for w in stale])
             # a topic's words that no memory says match no candidate either
-            related = {w: self._terms.held(db, related[w], self.db.conn.total_changes) for w in related}
+            related = {w: self._terms.held(db, related[w]) for w in related}
         # which candidate says which word: matched in a scratch index of the
         # candidates alone (the same tokenizer), not in the whole store's
         scratch, text_of = self._scratch_index(texts), dict(texts)

@@ -13,7 +13,7 @@ its terms come from the index's own tokenizer, in a scratch index.
 """
 import json
 import threading
-from typing import Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence, Tuple
 
 from ovos_memory_service.store.tokens import Fts5Tokenizer
 
@@ -21,7 +21,8 @@ STEMS_KEPT = 20_000  # words whose terms are kept (the lexicons hold about 10,00
 
 
 class IndexedTerms:
-    def __init__(self):
+    def __init__(self, writes: Callable[[], int]):
+        self._writes = writes  # the store's count of changes: a change outdates what was missing
         self._lock = threading.Lock()
         self._terms: Dict[str, Tuple[str, ...]] = {}  # word -> the index terms it makes
         self._held = set()
@@ -29,9 +30,9 @@ class IndexedTerms:
         self._missing_at = None  # the store's write count when _missing was asked
         self._tokenizer = Fts5Tokenizer()
 
-    def held(self, db, words: Sequence[str], writes: int) -> List[str]:
-        """``words`` (in order) that ``db``'s keyword index holds; ``writes``:
-        the store's count of changes, which outdates what was missing."""
+    def held(self, db, words: Sequence[str]) -> List[str]:
+        """``words`` (in order) that ``db``'s keyword index holds."""
+        writes = self._writes()
         with self._lock:
             terms = self._terms_of(words)
             if writes != self._missing_at:
