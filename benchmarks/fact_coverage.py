@@ -29,6 +29,14 @@ Per language and split it prints:
     python benchmarks/fact_coverage.py [--split dev|test|all] [--misses]
 
 ``--misses`` lists the dev sentences that fail (never the test split's).
+
+A second table reads sentences not written for the extractor: the personal
+facts of the understanding set (``benchmarks/understanding/``), where users
+tell their work, their home, the people they name and their birthday as
+they would to the assistant. Per family it prints the share of those turns
+that give a fact of that family (any value), and how many of the set's other
+user turns (small talk, requests, hobbies...) give a fact about work, home,
+people or birthdays.
 """
 import argparse
 import json
@@ -41,6 +49,16 @@ sys.path.insert(0, ROOT)
 from ovos_memory_service.learning.facts import extract_facts  # noqa: E402
 
 DATA = os.path.join(ROOT, "benchmarks", "fact_sentences")
+UNDERSTANDING = os.path.join(ROOT, "benchmarks", "understanding")
+# the understanding set labels each fact by what it is about; these are work, home, people and birthdays
+FAMILY_OF_LABEL = {**dict.fromkeys(("job", "career", "shifts"), "work"),
+                   **dict.fromkeys(("home", "flat", "dorm"), "home"),
+                   **dict.fromkeys(("wife", "husband", "daughter", "son", "parents", "sister", "brother", "partner",
+                                    "girlfriend", "boyfriend", "fiance", "mom", "mother", "father", "kids",
+                                    "granddaughter", "grandmother", "twins", "daughters", "baby", "ruth", "harper",
+                                    "widower", "widowed"), "people"),
+                   "birthday": "birthday"}
+FAMILIES = ("work", "home", "people", "birthday")
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 SPLITS = ("dev", "test")
 
@@ -92,6 +110,32 @@ def score(lang, split):
             "cased": cased / max(1, found), "misses": misses}
 
 
+def family_of_slot(slot: str) -> str:
+    if slot in ("occupation", "employer"):
+        return "work"
+    if slot == "residence":
+        return "home"
+    if slot in ("birthday", "age"):
+        return "birthday"
+    return "people" if slot.startswith("family.") else slot
+
+
+def understanding(lang, split):
+    """family -> [whether each of its fact turns gave a fact of that family]; and the
+    number of other user turns that gave a fact of one of FAMILIES."""
+    with open(os.path.join(UNDERSTANDING, lang + ".json"), encoding="utf-8") as f:
+        scenarios = [s for s in json.load(f)["scenarios"] if s["split"] == split]
+    found, stray = {family: [] for family in FAMILIES}, 0
+    for exchange in (x for s in scenarios for x in s["exchanges"]):
+        families = {family_of_slot(f.slot) for f in extract_facts(exchange["user"], lang)}
+        family = FAMILY_OF_LABEL.get(exchange.get("fact"))
+        if family:
+            found[family].append(family in families)
+        elif not exchange.get("fact"):
+            stray += bool(families & set(FAMILIES))
+    return found, stray
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=SPLITS + ("all",), default="all")
@@ -111,6 +155,14 @@ def main(argv=None):
                     got = "; ".join(f"{'!' if f.negated else ''}{f.slot}={f.value} [{f.text}]"
                                     for f in facts) or "-"
                     print(f"    {item['text']!r}: want {want}; got {got}")
+    print(f"\nsentences not written for the extractor (benchmarks/understanding/): turns of a family that give a fact of it")
+    print(f"{'lang':7} {'split':5} " + " ".join(f"{family:>9}" for family in FAMILIES) + f" {'all':>9} {'stray':>5}")
+    for lang in LANGS:
+        for split in splits:
+            found, stray = understanding(lang, split)
+            every = [hit for hits in found.values() for hit in hits]
+            print(f"{lang:7} {split:5} " + " ".join(f"{sum(hits):4d}/{len(hits):<4d}" for hits in found.values())
+                  + f" {sum(every):4d}/{len(every):<4d} {stray:5d}")
 
 
 if __name__ == "__main__":
