@@ -10,6 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
+from ovos_memory_service.learning.facts.asked import answers, asked_slots
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import MemoryItem, normalized
@@ -160,17 +161,21 @@ class StoreReader:
             model, similarity, spread = None, {}, None
         # a topic named by itself ("music", "my sister"), not a question about it
         said, one_word = normalized(query), len(words) == 1 and len(query.split()) <= 2
+        asked = asked_slots(query, scope.lang)
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
             if topical and item.kind == "turn" and item.role == "user" and is_question(item.content, scope.lang):
                 topical = 0.0  # "tell me a dad joke" names a word of the family in passing, and tells nothing of it
+            wanted = answers(item.slot, asked)
+            if wanted is False:  # a fact about someone else than the relative asked about
+                direct = topical = 0.0
             found.append(Evidence(
                 cosine, direct,
                 normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
                 topical, 0.0 if cosine is None else standout(cosine, spread, model),
                 item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
-                item.kind != "turn" or item.role == "user"))
+                item.kind != "turn" or item.role == "user", bool(wanted)))
         return model, found
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):

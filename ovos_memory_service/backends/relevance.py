@@ -60,12 +60,12 @@ class Fitted:
 
 FITTED = {
     "sentence-transformers/all-MiniLM-L6-v2": Fitted(
-        (-8.03, 1.41, 7.3, 1.24, 2.02, 4.0, 1.15, 6.37, 1.93), (-1.43, 0.65, 1.08), (0.11, 0.09)),
+        (-8.31, 1.92, 7.02, 3.29, 1.77, 3.16, 1.69, 6.37, 1.8, 5.66), (-2.08, 0.55, 1.52), (0.11, 0.09)),
     "google/universal-sentence-encoder-multilingual-3": Fitted(
-        (-5.93, 0.23, 6.29, 0.0, 1.43, 6.44, 0.62, 6.49, 1.18), (-1.43, 0.63, 1.1), (0.06, 0.08)),
+        (-5.67, 0.02, 6.32, 0.0, 1.39, 6.37, 0.37, 6.57, 1.12, 4.03), (-1.86, 0.57, 1.5), (0.06, 0.08)),
 }
 # memories without a vector (not embedded yet, or semantic recall off): words only
-KEYWORDS_ONLY = Fitted((-5.82, -0.8, 7.92, 7.06, 2.15, 6.8, 1.82), (-1.38, 0.65, 1.33))
+KEYWORDS_ONLY = Fitted((-5.7, -0.85, 7.88, 7.14, 1.98, 6.85, 1.78, 4.63), (-1.99, 0.52, 1.85))
 SPREAD_WEIGHT = 5  # how many of a user's cosines the prior weighs as
 # a lead beyond this (the answer e^2, seven times as likely as the next) tells more of
 # how unrelated the rest is than of the answer (on the development split: capped,
@@ -101,6 +101,7 @@ class Evidence:
     says_nothing: bool = False
     one_word: bool = False
     own: bool = False
+    answers: bool = False  # a fact of the slot the question asks for (learning/facts/asked.py)
 
 
 def features(evidence: Evidence) -> Tuple[float, ...]:
@@ -113,7 +114,8 @@ def features(evidence: Evidence) -> Tuple[float, ...]:
     one, own = float(evidence.one_word), float(evidence.own)
     meaning = () if evidence.similarity is None else (evidence.similarity, evidence.standout)
     several = (*meaning, evidence.topic, own)
-    return (one, evidence.coverage, *[(1 - one) * x for x in several], one * evidence.topic, one * own)
+    return (one, evidence.coverage, *[(1 - one) * x for x in several], one * evidence.topic, one * own,
+            float(evidence.answers))
 
 
 def _sigmoid(z: float) -> float:
