@@ -60,12 +60,12 @@ class Fitted:
 
 FITTED = {
     "sentence-transformers/all-MiniLM-L6-v2": Fitted(
-        (-8.31, 1.92, 7.02, 3.29, 1.77, 3.16, 1.69, 6.37, 1.8, 5.66), (-2.08, 0.55, 1.52), (0.11, 0.09)),
+        (-8.31, 1.92, 7.02, 3.29, 1.77, 3.16, 1.69, 6.37, 1.8, 5.66), (-1.43, 0.65, 1.08), (0.11, 0.09)),
     "google/universal-sentence-encoder-multilingual-3": Fitted(
-        (-5.67, 0.02, 6.32, 0.0, 1.39, 6.37, 0.37, 6.57, 1.12, 4.03), (-1.86, 0.57, 1.5), (0.06, 0.08)),
+        (-5.67, 0.02, 6.32, 0.0, 1.39, 6.37, 0.37, 6.57, 1.12, 4.03), (-1.43, 0.63, 1.1), (0.06, 0.08)),
 }
 # memories without a vector (not embedded yet, or semantic recall off): words only
-KEYWORDS_ONLY = Fitted((-5.7, -0.85, 7.88, 7.14, 1.98, 6.85, 1.78, 4.63), (-1.99, 0.52, 1.85))
+KEYWORDS_ONLY = Fitted((-5.7, -0.85, 7.88, 7.14, 1.98, 6.85, 1.78, 4.63), (-1.38, 0.65, 1.33))
 SPREAD_WEIGHT = 5  # how many of a user's cosines the prior weighs as
 # a lead beyond this (the answer e^2, seven times as likely as the next) tells more of
 # how unrelated the rest is than of the answer (on the development split: capped,
