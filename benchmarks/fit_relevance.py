@@ -112,7 +112,7 @@ def judged_pairs(records, split, with_meaning):
     out, or the fit would learn that shared words count against relevance."""
     return [(ev if with_meaning else replace(ev, similarity=None), float(label))
             for r in records if r["split"] == split for ev, label, *_ in r["memories"]
-            if label is not None and not (ev.exact or ev.says_nothing)
+            if label is not None and relevance.judged_alone(ev)
             and (ev.similarity is not None or not with_meaning)
             and not (r["understanding"] and r["category"] == "no_shared_word" and ev.coverage > 0)]
 
@@ -129,7 +129,7 @@ def fit_best(records, model, evidence_weights):
     for r in records:
         if r["split"] != "dev":
             continue
-        kept = [(ev, label, group) for ev, label, _, _, group in r["memories"] if not (ev.exact or ev.says_nothing)
+        kept = [(ev, label, group) for ev, label, _, _, group in r["memories"] if relevance.judged_alone(ev)
                 and (ev.similarity is not None) == (model is not None)]
         logits = [relevance.logit(ev, evidence_weights) for ev, _, _ in kept]
         places = relevance.standing(logits, evidence_weights[0], [group for *_, group in kept])
@@ -164,7 +164,7 @@ def measures(records, model, fitted, split) -> dict:
         recalled = list(zip(relevance.scores(evidence, model, groups, fitted), r["memories"]))
         forgotten = list(zip(relevance.scores(evidence, model, groups, fitted, lead=False), r["memories"]))
         for p, (ev, label, *_) in recalled:
-            if label is not None and not (ev.exact or ev.says_nothing):
+            if label is not None and relevance.judged_alone(ev):
                 p = min(1 - 1e-9, max(1e-9, p))
                 loss -= label * math.log(p) + (1 - label) * math.log(1 - p)
                 pairs += 1

@@ -161,22 +161,36 @@ class StoreReader:
             model, similarity, spread = None, {}, None
         # a topic named by itself ("music", "my sister"), not a question about it
         said, one_word = normalized(query), len(words) == 1 and len(query.split()) <= 2
-        asked = asked_slots(query, scope.lang)
+        wanted = self._answers(query, items, scope.lang)
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
             if topical and item.kind == "turn" and item.role == "user" and is_question(item.content, scope.lang):
                 topical = 0.0  # "tell me a dad joke" names a word of the family in passing, and tells nothing of it
-            wanted = answers(item.slot, asked)
-            if wanted is False:  # a fact about someone else than the relative asked about
-                direct = topical = 0.0
             found.append(Evidence(
                 cosine, direct,
                 normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
                 topical, 0.0 if cosine is None else standout(cosine, spread, model),
                 item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
-                item.kind != "turn" or item.role == "user", bool(wanted)))
+                item.kind != "turn" or item.role == "user", wanted.get(item.id)))
         return model, found
+
+    @staticmethod
+    def _answers(query: str, items: List[MemoryItem], lang: str) -> dict:
+        """Item id -> whether it is what ``query`` asks for (learning/facts/asked.py),
+        for the facts with a slot and the turns they were learnt from (a turn says
+        what its facts say: one of them answers, or all are about someone else)."""
+        asked = asked_slots(query, lang)
+        if not asked:
+            return {}
+        facts = {item.id: answers(item.slot, asked) for item in items if item.slot}
+        told = {}
+        for item in items:
+            if item.id in facts and item.sources:
+                told.setdefault(item.sources[0], []).append(facts[item.id])
+        turns = {turn: True if True in said else False if all(v is False for v in said) else None
+                 for turn, said in told.items()}
+        return {**facts, **turns}
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):
         """The cosines of ``ids`` to ``vector``, and their spread over the

@@ -23,6 +23,10 @@ neighbouring turn, which may still raise ``rank_score``):
 - ``one_word``: the query names a topic by one keyword, in at most two
   words ("music", "my sister"): its words and its topic's words are the
   evidence that counts (they get weights of their own);
+- ``answers``: the memory is a fact of the slot the query asks for, or the
+  turn it was learnt from ("what's my trade": an occupation,
+  learning/facts/asked.py); a fact about someone else than the one the query
+  asks about ("what's my sister called": a daughter's name) scores 0;
 - ``own``: the memory is the user's own words (a user turn, or what was
   learnt from them), not the assistant's: what a person asks about is
   mostly what they said. (Counting only their statements, not their
@@ -101,7 +105,9 @@ class Evidence:
     says_nothing: bool = False
     one_word: bool = False
     own: bool = False
-    answers: bool = False  # a fact of the slot the question asks for (learning/facts/asked.py)
+    # a fact of the slot the question asks for, or the turn it was learnt from; False: about
+    # someone else than the one asked about (learning/facts/asked.py); None: not known
+    answers: Optional[bool] = None
 
 
 def features(evidence: Evidence) -> Tuple[float, ...]:
@@ -115,7 +121,7 @@ def features(evidence: Evidence) -> Tuple[float, ...]:
     meaning = () if evidence.similarity is None else (evidence.similarity, evidence.standout)
     several = (*meaning, evidence.topic, own)
     return (one, evidence.coverage, *[(1 - one) * x for x in several], one * evidence.topic, one * own,
-            float(evidence.answers))
+            float(evidence.answers is True))
 
 
 def _sigmoid(z: float) -> float:
@@ -144,6 +150,12 @@ def standing(logits: Sequence[float], floor: float, groups: Optional[Sequence[st
     return [min(LEAD_CAP, top[best] - runner_up) if group == best else 0.0 for group in groups]
 
 
+def judged_alone(evidence: Evidence) -> bool:
+    """Whether the models judge this evidence: not an exact match (1), a turn
+    that says nothing, or a fact about someone else than the one asked about (0)."""
+    return not (evidence.exact or evidence.says_nothing or evidence.answers is False)
+
+
 def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[Sequence[str]] = None,
            fitted: Optional[Dict[Optional[str], Fitted]] = None, lead: bool = True) -> List[float]:
     """The calibrated relevance of each memory compared for one query, in 0..1:
@@ -158,7 +170,7 @@ def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[
     def weights(ev: Evidence) -> Fitted:
         name = model if ev.similarity is not None else None
         return (fitted or {}).get(name) or fitted_for(name)
-    judged = [i for i, ev in enumerate(evidence) if not (ev.exact or ev.says_nothing)]
+    judged = [i for i, ev in enumerate(evidence) if judged_alone(ev)]
     first = [logit(evidence[i], weights(evidence[i]).evidence) for i in judged]
     floor = min((weights(evidence[i]).evidence[0] for i in judged), default=0.0)
     found = [1.0 if ev.exact else 0.0 for ev in evidence]

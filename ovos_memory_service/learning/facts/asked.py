@@ -4,10 +4,12 @@
 short texts sit too close to tell them apart, but the fact's slot says what it
 is about ("occupation"), and a question's words say which slots it asks for:
 ``locale/<lang>/facts/asked.list`` lists them for the user's own slots
-("occupation, employer: job, trade, living..."), and a relative named by the
-words of ``family.facts`` after a word of its ``family`` line ("my sister", "a
-minha mulher") asks for that relative's slots (``family.sister``), not the
-user's own.
+("occupation, employer: job, trade, living..."). Someone named after a word of
+its ``family`` line ("my sister", "a minha mulher", "my dog": the words of the
+relatives' maps of ``family.facts`` and the animals' of ``pets.facts``) is the
+subject the question asks about: it asks for that subject's slots
+(``family.sister``), and a fact about anyone else, the user included, is no
+answer to it.
 """
 import re
 from functools import lru_cache
@@ -17,12 +19,20 @@ from ovos_memory_service.common.resources import locale_dir, match_lang, read_li
 from ovos_memory_service.learning.facts.extract import load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
-RELATIVES = ("relation", "kin", "kins", "person")  # the maps of family.facts that name a relative
+# the maps that name a subject: (rule family, map names, the slots' beginning)
+SUBJECTS = (("family", ("relation", "kin", "kins", "person"), "family"), ("pets", ("animal",), "pet"))
+# one person under other words: "my wife" may have been told as "tasha and i got married"
+ALSO = {"wife": ("spouse", "partner"), "husband": ("spouse", "partner"),
+        "partner": ("spouse", "wife", "husband", "girlfriend", "boyfriend", "fiance"),
+        "girlfriend": ("partner", "fiance"), "boyfriend": ("partner", "fiance"), "fiance": ("partner",),
+        "son": ("children",), "daughter": ("children",), "mother": ("parents",), "father": ("parents",),
+        "grandson": ("grandchildren",), "granddaughter": ("grandchildren",),
+        "grandmother": ("grandparents",), "grandfather": ("grandparents",)}
 
 
 @lru_cache(maxsize=16)
 def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
-    """asked.list: a word of a question -> the slots it asks for ("family" -> the words a relative follows)."""
+    """asked.list: a word of a question -> the slots it asks for ("family" -> the words a subject follows)."""
     path = locale_dir() / folder / "facts" / "asked.list"
     found: Dict[str, Tuple[str, ...]] = {}
     for line in read_list(path) if path.exists() else []:
@@ -33,21 +43,22 @@ def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
 
 
 @lru_cache(maxsize=16)
-def _relatives(folder: str) -> Tuple[Tuple[re.Pattern, str], ...]:
-    """(a relative's words after a word of the ``family`` line, their key) from
-    the maps of family.facts, longest words first."""
+def _subjects(folder: str) -> Tuple[Tuple[re.Pattern, str], ...]:
+    """(a subject's words after a word of the ``family`` line, the beginning of its
+    slots: ``family.sister``, ``pet.dog``), longest words first."""
     language = load_language(folder)
-    keys: Dict[str, str] = {}
-    for _, _, _, rule, maps in language.compiled if language else ():
-        if rule.family == "family":
-            for name in RELATIVES:
-                keys.update(maps.get(name, {}))
     before = sorted((w for w, slots in _asked(folder).items() if "family" in slots), key=len, reverse=True)
-    if not before:
+    if language is None or not before:
         return ()
+    prefixes: Dict[str, str] = {}
+    for _, _, _, rule, maps in language.compiled:
+        for family, names, prefix in SUBJECTS:
+            if rule.family == family:
+                for name in names:
+                    prefixes.update({words: f"{prefix}.{key}" for words, key in maps.get(name, {}).items()})
     lead = r"(?<!\w)(?:%s)\s+" % "|".join(map(re.escape, before))
-    return tuple((re.compile(lead + r"\s+".join(map(re.escape, words.split())) + r"(?!\w)"), key)
-                 for words, key in sorted(keys.items(), key=lambda item: -len(item[0])))
+    return tuple((re.compile(lead + r"\s+".join(map(re.escape, words.split())) + r"(?!\w)"), prefix)
+                 for words, prefix in sorted(prefixes.items(), key=lambda item: -len(item[0])))
 
 
 @lru_cache(maxsize=256)
@@ -59,26 +70,30 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     said = text.lower()
     own = _asked(folder)
     slots = {slot for word in WORD.findall(said) for slot in own.get(word, ()) if slot != "family"}
-    relatives = {f"family.{key}" for pattern, key in _relatives(folder) if pattern.search(said)}
-    if relatives:  # "where does my sister live": her home, not the user's; "my sister": all of hers
-        return frozenset(f"{relative}.*.{slot}" for relative in relatives for slot in slots) or frozenset(relatives)
+    subjects = {prefix for pattern, prefix in _subjects(folder) if pattern.search(said)}
+    subjects |= {f"family.{other}" for prefix in subjects if prefix.startswith("family.")
+                 for other in ALSO.get(prefix.split(".")[1], ())}
+    if subjects:  # "where does my sister live": her home, not the user's; "my sister": all of hers
+        return frozenset(f"{subject}.*.{slot}" for subject in subjects for slot in slots) or frozenset(subjects)
     return frozenset(slots)
 
 
 def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
     """Whether a fact of ``slot`` is what a question asking for ``asked`` wants:
-    None when either is unknown, False for a fact about someone else than the
-    relative asked about (the user's own job, for "what does my sister do")."""
+    None when either is unknown; False for a fact about anyone else than the
+    subject asked about (a daughter's name for "what's my sister called", the
+    user's own job for "what does my sister do")."""
     if not slot or not asked:
         return None
     if any(_fits(slot, a) for a in asked):
         return True
-    return False if any(a.startswith("family.") for a in asked) else None
+    about_someone = any(a.startswith(("family.", "pet.")) for a in asked)
+    return False if about_someone and slot != "pet" else None  # "pet": an animal told by its kind, not its slot
 
 
 def _fits(slot: str, asked: str) -> bool:
     """``family.sister.*.residence`` fits family.sister.residence and family.sister.ana.residence."""
     if ".*." in asked:
-        person, attribute = asked.split(".*.")
-        return slot.startswith(person + ".") and slot.endswith("." + attribute)
+        subject, attribute = asked.split(".*.")
+        return slot.startswith(subject + ".") and slot.endswith("." + attribute)
     return slot == asked or slot.startswith(asked + ".")
