@@ -7,6 +7,16 @@ import pytest
 
 from tests.helpers import exchange, scope
 
+
+def told(make_engine, lang, *texts):
+    """An engine whose user said each of ``texts``, each answered "Ok."."""
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    for text in texts:
+        exchange(engine, sc, text, "Ok.")
+    engine.wait_idle()
+    return engine, sc
+
 CASES = [
     ("en-us", "i'm a welder at the shipyard", "what's my trade", "occupation"),
     ("pt-pt", "sou canalizador em braga", "qual é o meu ganha-pão", "occupation"),
@@ -17,12 +27,7 @@ CASES = [
 
 @pytest.mark.parametrize("lang,said,asked,slot", CASES)
 def test_a_question_finds_the_fact_of_the_slot_it_asks_for(make_engine, lang, said, asked, slot):
-    engine = make_engine(lang=lang)
-    sc = scope(lang=lang)
-    exchange(engine, sc, said, "Ok.")
-    for small_talk in ("what time is it", "tell me a joke", "how far is the moon"):
-        exchange(engine, sc, small_talk, "Sure.")
-    engine.wait_idle()
+    engine, sc = told(make_engine, lang, said, "what time is it", "tell me a joke", "how far is the moon")
     found = engine.recall(sc, asked, 5, 0.0)
     answer = [m for m in found if m.slot == slot or m.content == said]
     assert len(answer) == 2, [(m.content, m.slot) for m in found]  # the fact, and the statement it was learnt from
@@ -31,11 +36,7 @@ def test_a_question_finds_the_fact_of_the_slot_it_asks_for(make_engine, lang, sa
 
 
 def test_a_question_about_a_relative_does_not_take_ones_own_fact(make_engine):
-    engine = make_engine()
-    sc = scope()
-    exchange(engine, sc, "i'm a welder at the shipyard", "Ok.")
-    exchange(engine, sc, "what time is it", "Ten past nine.")
-    engine.wait_idle()
+    engine, sc = told(make_engine, "en-us", "i'm a welder at the shipyard", "what time is it")
     found = engine.recall(sc, "what does my sister do for work", 5, engine.config["recall_relevance_threshold"])
     assert not [m for m in found if m.slot == "occupation"]
 
@@ -57,20 +58,12 @@ ELSEWHERE = {  # what else a user told, among small talk
 def test_a_fact_about_someone_else_is_no_answer(make_engine, lang, said, asked):
     """A name asked for one relative, or one pet, is never another's: the fact learnt
     about another is not returned, however close the two questions sound."""
-    engine = make_engine(lang=lang)
-    sc = scope(lang=lang)
-    for text in [said, *ELSEWHERE[lang]]:
-        exchange(engine, sc, text, "Ok.")
-    engine.wait_idle()
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert not [m for m in found if m.content == said or m.kind != "turn"], [(m.content, m.score) for m in found]
 
 
 def test_a_partner_asked_by_another_word_is_still_found(make_engine):
-    engine = make_engine()
-    sc = scope()
-    exchange(engine, sc, "tasha and i got married in 2012", "Congratulations.")
-    exchange(engine, sc, "what time is it", "Ten past nine.")
-    engine.wait_idle()
+    engine, sc = told(make_engine, "en-us", "tasha and i got married in 2012", "what time is it")
     found = engine.recall(sc, "what's my wife called", 5, 0.0)
     assert found[0].slot == "family.spouse.name" or found[0].content == "tasha and i got married in 2012"

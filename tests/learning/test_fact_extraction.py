@@ -401,6 +401,9 @@ EVERYDAY = {
         ("my parents are from Manila", "family.parents.origin", "Manila", "Parents are from Manila"),
         ("my brother emigrated to Australia", "family.brother.residence", "Australia", "Brother lives in Australia"),
         ("my three boys love football", "family.children.count", "three", "Has three children"),
+        # a pet named with a word or two about it first, or by its breed
+        ("we have a grumpy old cat named biscuit", "pet.cat.name", "Biscuit", "Has a cat called Biscuit"),
+        ("our golden retriever is called sunny", "pet.dog.name", "Sunny", "Has a golden retriever called Sunny"),
     ],
     "pt-pt": [
         ("A minha irmã Ana mora em Coimbra", "family.sister.ana.residence", "Coimbra", "Irmã Ana mora em Coimbra"),
@@ -425,6 +428,10 @@ EVERYDAY = {
         ("o meu irmão emigrou para o Luxemburgo", "family.brother.residence", "Luxemburgo",
          "Irmão mudou-se para o Luxemburgo"),
         ("os meus dois filhos andam na mesma escola", "family.children.count", "dois", "Tem dois filhos"),
+        ("dou aulas numa escola profissional", "employer", "escola profissional",
+         "Dá aulas numa escola profissional"),
+        ("temos um gato preto que se chama tejo", "pet.cat.name", "Tejo", "Gato chama-se Tejo"),
+        ("o nosso labrador chama-se bolinhas", "pet.dog.name", "Bolinhas", "Labrador chama-se Bolinhas"),
     ],
     "es-es": [
         ("Mi hermano trabaja de cocinero en Valencia", "family.brother.occupation", "cocinero",
@@ -444,6 +451,8 @@ EVERYDAY = {
         ("mis padres son de Jaén", "family.parents.origin", "Jaén", "Padres son de Jaén"),
         ("mi hermana emigró a Alemania", "family.sister.residence", "Alemania", "Hermana se mudó a Alemania"),
         ("mis dos hijas estudian fuera", "family.children.count", "dos", "Tiene dos hijos"),
+        ("tenemos una perra mestiza que se llama luna", "pet.dog.name", "Luna", "Su perra se llama Luna"),
+        ("nuestro galgo se llama rayo", "pet.dog.name", "Rayo", "Su galgo se llama Rayo"),
     ],
     "de-de": [
         ("Meine Schwester wohnt in Köln", "family.sister.residence", "Köln", "Schwester wohnt in Köln"),
@@ -465,6 +474,8 @@ EVERYDAY = {
          "Bruder ist nach Kanada gezogen"),
         ("meine zwei kinder gehen in die kita", "family.children.count", "zwei", "Hat zwei Kinder"),
         ("ich bin klempner in kassel", "occupation", "Klempner", "Ist Klempner in Kassel"),
+        ("wir haben einen alten kater namens felix", "pet.cat.name", "Felix", "Kater heißt Felix"),
+        ("unser dackel heißt waldi", "pet.dog.name", "Waldi", "Dackel heißt Waldi"),
     ],
 }
 
