@@ -43,22 +43,24 @@ def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
 
 
 @lru_cache(maxsize=16)
-def _subjects(folder: str) -> Tuple[Tuple[re.Pattern, str], ...]:
-    """(a subject's words after a word of the ``family`` line, the beginning of its
-    slots: ``family.sister``, ``pet.dog``), longest words first."""
+def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, str]]:
+    """A regex of a subject's words after a word of the ``family`` line (the
+    words in its group 1), and the words -> the beginning of their slots
+    (``family.sister``, ``pet.dog``)."""
     language = load_language(folder)
     before = sorted((w for w, slots in _asked(folder).items() if "family" in slots), key=len, reverse=True)
-    if language is None or not before:
-        return ()
     prefixes: Dict[str, str] = {}
-    for _, _, _, rule, maps in language.compiled:
+    for _, _, _, rule, maps in language.compiled if language and before else ():
         for family, names, prefix in SUBJECTS:
             if rule.family == family:
                 for name in names:
                     prefixes.update({words: f"{prefix}.{key}" for words, key in maps.get(name, {}).items()})
-    lead = r"(?<!\w)(?:%s)\s+" % "|".join(map(re.escape, before))
-    return tuple((re.compile(lead + r"\s+".join(map(re.escape, words.split())) + r"(?!\w)"), prefix)
-                 for words, prefix in sorted(prefixes.items(), key=lambda item: -len(item[0])))
+    if not prefixes:
+        return None, {}
+    words = sorted(prefixes, key=len, reverse=True)
+    pattern = r"(?<!\w)(?:%s)\s+(%s)(?!\w)" % ("|".join(map(re.escape, before)),
+                                               "|".join(r"\s+".join(map(re.escape, w.split())) for w in words))
+    return re.compile(pattern), prefixes
 
 
 @lru_cache(maxsize=256)
@@ -70,7 +72,8 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     said = text.lower()
     own = _asked(folder)
     slots = {slot for word in WORD.findall(said) for slot in own.get(word, ()) if slot != "family"}
-    subjects = {prefix for pattern, prefix in _subjects(folder) if pattern.search(said)}
+    pattern, prefixes = _subjects(folder)
+    subjects = {prefixes[" ".join(m.group(1).split())] for m in pattern.finditer(said)} if pattern else set()
     subjects |= {f"family.{other}" for prefix in subjects if prefix.startswith("family.")
                  for other in ALSO.get(prefix.split(".")[1], ())}
     if subjects:  # "where does my sister live": her home, not the user's; "my sister": all of hers
