@@ -5,6 +5,7 @@ slot it asks for (locale/<lang>/facts/asked.list; a relative by the words of
 family.facts)."""
 import pytest
 
+from ovos_memory_service.learning.facts.asked import answers, asked_slots
 from tests.helpers import exchange, scope
 
 
@@ -54,6 +55,7 @@ ELSEWHERE = {  # what else a user told, among small talk
     ("pt-pt", "o meu companheiro chama-se andré", "como se chama a minha mãe"),
     ("es-es", "mi hermano se llama pablo", "cómo se llama mi hija"),
     ("de-de", "meine tochter heißt frieda", "wie heißt meine schwester"),
+    ("de-de", "mein sohn jens lebt in kanada", "wie heißt meine tochter"),
 ])
 def test_a_fact_about_someone_else_is_no_answer(make_engine, lang, said, asked):
     """A name asked for one relative, or one pet, is never another's: the fact learnt
@@ -67,3 +69,21 @@ def test_a_partner_asked_by_another_word_is_still_found(make_engine):
     engine, sc = told(make_engine, "en-us", "tasha and i got married in 2012", "what time is it")
     found = engine.recall(sc, "what's my wife called", 5, 0.0)
     assert found[0].slot == "family.spouse.name" or found[0].content == "tasha and i got married in 2012"
+
+
+@pytest.mark.parametrize("lang,question,slot", [
+    # another fact about the person asked about is no answer, but it is about them (not 0)
+    ("en-us", "where does my son work", "family.son.name"),
+    # a group and its members are one another ("my kids", "os meus pais", "meine Eltern")
+    ("en-us", "what are my kids called", "family.son.name"),
+    ("pt-pt", "onde moram os meus pais", "family.mother.residence"),
+    ("es-es", "dónde viven mis abuelos", "family.grandmother.residence"),
+    ("en-us", "what's my wife's name", "family.girlfriend.name"),
+    # a German Freund is a friend or a boyfriend
+    ("de-de", "wie heißt mein Freund", "family.boyfriend.name"),
+    # the user asked about, a relative named in passing
+    ("en-us", "where did i live when my son was born", "residence"),
+    ("de-de", "wo habe ich gewohnt als mein sohn geboren wurde", "residence"),
+])
+def test_a_fact_about_the_one_asked_about_is_never_set_aside(lang, question, slot):
+    assert answers(slot, asked_slots(question, lang)) is not False

@@ -384,25 +384,19 @@ EVERYDAY = {
         ("Home is a small flat in Porto", "residence", "Porto", "Lives in a small flat in Porto"),
         # a person named right after the relation, whatever the sentence then says of them
         ("My wife Elena grew up in Madrid.", "family.wife.elena.origin", "Madrid", "Wife Elena is from Madrid"),
-        ("my wife elena works nights", "family.wife.name", "Elena", "Has a wife called Elena"),
-        ("our daughter maya just turned five", "family.daughter.name", "Maya", "Has a daughter called Maya"),
-        ("My boyfriend, Sam, is moving in next month", "family.boyfriend.name", "Sam", "Has a boyfriend called Sam"),
-        ("my grandson leo comes over on fridays", "family.grandson.name", "Leo", "Has a grandson called Leo"),
+        ("my grandson leo and i go fishing", "family.grandson.name", "Leo", "Has a grandson called Leo"),
         ("my partner dana and i met at college", "family.partner.name", "Dana", "Has a partner called Dana"),
         ("jordan and i got married last june", "family.spouse.name", "Jordan", "Is married to Jordan"),
         ("we've got two kids", "family.children.count", "two", "Has two children"),
         ("my parents are retired in tucson", "family.parents.residence", "Tucson", "Parents live in Tucson"),
         ("i rent a condo in midtown", "residence", "Midtown", "Lives in Midtown"),
         ("i work weekends at the garden centre", "employer", "garden centre", "Works at the garden centre"),
-        ("i turn forty on the ninth of may", "birthday", "ninth of may", "Birthday is on ninth of may"),
-        ("i'll be fifty on march 3rd", "birthday", "march 3rd", "Birthday is on march 3rd"),
         ("my husband is from toledo", "family.husband.origin", "Toledo", "Husband is from Toledo"),
         ("My sister Rosa grew up in Denver.", "family.sister.rosa.origin", "Denver", "Sister Rosa is from Denver"),
         ("my parents are from Manila", "family.parents.origin", "Manila", "Parents are from Manila"),
         ("my brother emigrated to Australia", "family.brother.residence", "Australia", "Brother lives in Australia"),
-        ("my three boys love football", "family.children.count", "three", "Has three children"),
+        ("my three kids love football", "family.children.count", "three", "Has three children"),
         # a pet named with a word or two about it first, or by its breed
-        ("we have a grumpy old cat named biscuit", "pet.cat.name", "Biscuit", "Has a cat called Biscuit"),
         ("our golden retriever is called sunny", "pet.dog.name", "Sunny", "Has a golden retriever called Sunny"),
     ],
     "pt-pt": [
@@ -416,11 +410,10 @@ EVERYDAY = {
          "Faz anos a vinte e três de julho"),
         ("Faço anos no dia dos namorados", "birthday", "dos namorados", "Faz anos no dia dos namorados"),
         ("Nasci no dia três de maio", "birthday", "três de maio", "Faz anos no dia três de maio"),
-        ("O meu filho, o Tiago, está na tropa.", "family.son.name", "Tiago", "Filho chama-se Tiago"),
-        ("a minha neta joana vem cá aos domingos", "family.granddaughter.name", "Joana", "Neta chama-se Joana"),
+        ("a minha neta joana e eu vamos à praia", "family.granddaughter.name", "Joana", "Neta chama-se Joana"),
         ("eu e o rui casámos em 2010", "family.spouse.name", "Rui", "É casado com Rui"),
         ("temos três filhos", "family.children.count", "três", "Tem três filhos"),
-        ("faço quarenta em março", "birthday", "março", "Faz anos em março"),
+        ("faço anos em março", "birthday", "março", "Faz anos em março"),
         ("trabalho aos fins de semana num café", "employer", "café", "Trabalha num café"),
         ("o meu marido é de viseu", "family.husband.origin", "Viseu", "Marido é de Viseu"),
         ("A minha mulher, a Sofia, é de Tavira.", "family.wife.sofia.origin", "Tavira", "Mulher Sofia é de Tavira"),
@@ -440,11 +433,10 @@ EVERYDAY = {
         ("Vivo en un piso en Sevilla", "residence", "Sevilla", "Vive en un piso en Sevilla"),
         ("Mi amiga Lucía vive en Toledo", "family.friend.lucía.residence", "Toledo", "Amiga Lucía vive en Toledo"),
         ("Mi marido, Jorge, es de Cuenca.", "family.husband.jorge.origin", "Cuenca", "Marido Jorge es de Cuenca"),
-        ("Mi marido, Jorge, trabaja mucho.", "family.husband.name", "Jorge", "Su marido se llama Jorge"),
-        ("mi hija lucía acaba de empezar el cole", "family.daughter.name", "Lucía", "Su hija se llama Lucía"),
+        ("mi hija lucía y yo vamos al cine", "family.daughter.name", "Lucía", "Su hija se llama Lucía"),
         ("carmen y yo nos casamos en 1990", "family.spouse.name", "Carmen", "Está casado con Carmen"),
         ("tenemos dos hijos", "family.children.count", "dos", "Tiene dos hijos"),
-        ("cumplo cincuenta en abril", "birthday", "abril", "Su cumpleaños es en abril"),
+        ("cumplo años en abril", "birthday", "abril", "Su cumpleaños es en abril"),
         ("trabajo los fines de semana en un bar", "employer", "bar", "Trabaja en un bar"),
         ("mi marido es de soria", "family.husband.origin", "Soria", "Marido es de Soria"),
         ("Mi novia, Ane, es de Bilbao.", "family.girlfriend.ane.origin", "Bilbao", "Novia Ane es de Bilbao"),
@@ -461,12 +453,9 @@ EVERYDAY = {
         ("Wir wohnen seit drei Jahren in Graz", "residence", "Graz", "Wohnt in Graz"),
         ("Mein Bruder Jan ist Koch", "family.brother.jan.occupation", "Koch", "Bruder Jan ist Koch"),
         ("Mein Mann Thomas kommt aus Bremen.", "family.husband.thomas.origin", "Bremen", "Mann Thomas kommt aus Bremen"),
-        ("mein mann thomas spielt gern skat", "family.husband.name", "Thomas", "Mann heißt Thomas"),
-        ("meine tochter lena ist gerade in die schule gekommen", "family.daughter.name", "Lena",
-         "Tochter heißt Lena"),
+        ("mein mann thomas und ich spielen skat", "family.husband.name", "Thomas", "Mann heißt Thomas"),
         ("am dritten mai hab ich geburtstag", "birthday", "dritten mai", "Hat am dritten mai Geburtstag"),
-        ("ich werde im april dreißig", "birthday", "April", "Hat im April Geburtstag"),
-        ("wir haben eine wohnung in altona", "residence", "Altona", "Wohnt in Altona"),
+        ("ich habe im april geburtstag", "birthday", "April", "Hat im April Geburtstag"),
         ("mein mann kommt aus dortmund", "family.husband.origin", "Dortmund", "Mann kommt aus Dortmund"),
         ("Meine Frau Aylin kommt aus Izmir.", "family.wife.aylin.origin", "Izmir", "Frau Aylin kommt aus Izmir"),
         ("meine eltern kommen aus polen", "family.parents.origin", "Polen", "Eltern kommen aus Polen"),
@@ -474,7 +463,6 @@ EVERYDAY = {
          "Bruder ist nach Kanada gezogen"),
         ("meine zwei kinder gehen in die kita", "family.children.count", "zwei", "Hat zwei Kinder"),
         ("ich bin klempner in kassel", "occupation", "Klempner", "Ist Klempner in Kassel"),
-        ("wir haben einen alten kater namens felix", "pet.cat.name", "Felix", "Kater heißt Felix"),
         ("unser dackel heißt waldi", "pet.dog.name", "Waldi", "Dackel heißt Waldi"),
     ],
 }
@@ -574,3 +562,51 @@ def test_every_languages_statements_are_in_that_language():
     english = words("en-us")
     for lang in ("pt-pt", "es-es", "de-de"):
         assert words(lang) & english <= {"a", "in", "no"}, lang  # words both languages have
+
+
+# what the rules for people, birthdays, origins and pets must not take (a review of 2026-12-05):
+# a false fact is read to every persona as something known about the user
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i'll be there on monday"), ("en-us", "i'll turn in my report on friday"),
+    ("en-us", "my son eventually got a job"), ("en-us", "my grandma unfortunately is in hospital"),
+    ("en-us", "my son, poor thing, has the flu"), ("en-us", "my brother kevin's wedding is next week"),
+    ("en-us", "my mom comes from a big family"), ("en-us", "my boss is from hell"),
+    ("en-us", "my husband came from the gym"), ("en-us", "my dad grew up in poverty"),
+    ("en-us", "last year jen and i got married"), ("en-us", "tom and i were married for ten years"),
+    ("en-us", "we have two boys coming over for a sleepover"), ("en-us", "we own a house in florida"),
+    ("en-us", "we have a big dog named after my grandfather"), ("en-us", "i have a friend with a dog called max"),
+    ("en-us", "i have a husky voice"),
+    ("pt-pt", "faço férias em agosto"), ("pt-pt", "o meu marido normalmente faz o jantar"),
+    ("pt-pt", "a minha prima brasileira vem cá"), ("pt-pt", "a minha filha nasceu em março"),
+    ("pt-pt", "o meu marido é de touro"), ("pt-pt", "o ano passado casámos na igreja"),
+    ("pt-pt", "temos duas crianças cá em casa hoje"),
+    ("es-es", "cumplo condena en marzo"), ("es-es", "nací un lunes"), ("es-es", "mi jefe nuevo es muy majo"),
+    ("es-es", "mi madre es de las que nunca se quejan"), ("es-es", "mi hijo nació en mayo"),
+    ("es-es", "tenemos dos niños en casa esta semana"),
+    ("de-de", "ich werde im juli heiraten"), ("de-de", "mein mann leider hat keine zeit"),
+    ("de-de", "mein mann kommt aus dem urlaub"), ("de-de", "meine tochter kommt aus der schule nach hause"),
+    ("de-de", "ich habe eine wohnung in aussicht"), ("de-de", "ich habe einen freund mit einem hund namens bello"),
+])
+def test_what_the_people_rules_must_not_take(lang, text):
+    assert extract_facts(text, lang) == [], [f.text for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    ("es-es", "estoy casada con juan", "family.spouse.name", "Juan"),
+    ("es-es", "me casé con maría hace veinte años", "family.spouse.name", "María"),
+    ("es-es", "marta y yo llevamos diez años casados", "family.spouse.name", "Marta"),
+    ("de-de", "anna und ich sind seit zehn jahren verheiratet", "family.spouse.name", "Anna"),
+])
+def test_a_spouse_said_every_way(lang, text, slot, value):
+    fact = only_fact(text, lang)
+    assert (fact.slot, fact.value) == (slot, value)
+
+
+@pytest.mark.parametrize("body", ["(estoy (casado|casada)|me casé) con {value}", "x (y|z {gap}) w {value}",
+                                  "x [seit {gap}] w {value}"])
+def test_a_placeholder_or_parenthesis_inside_alternatives_is_refused(tmp_path, body):
+    """Read as literal text, such a line would match nothing, silently: refused instead."""
+    path = tmp_path / "x.facts"
+    path.write_text(f"@slot s\n@text T {{value}}\n{body}\n", encoding="utf-8")
+    with pytest.raises(PatternError, match="inside"):
+        parse_facts(path, "x", r"(?!)")

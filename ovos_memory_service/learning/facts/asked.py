@@ -9,11 +9,12 @@ its ``family`` line ("my sister", "a minha mulher", "my dog": the words of the
 relatives' maps of ``family.facts`` and the animals' of ``pets.facts``) is the
 subject the question asks about: it asks for that subject's slots
 (``family.sister``), and a fact about anyone else, the user included, is no
-answer to it.
+answer to it, unless the question names the user too (its ``self`` line:
+"where did I live when my son was born").
 """
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_list
 from ovos_memory_service.learning.facts.extract import load_language
@@ -21,13 +22,26 @@ from ovos_memory_service.learning.facts.extract import load_language
 WORD = re.compile(r"[^\W\d_][\w'-]*")
 # the maps that name a subject: (rule family, map names, the slots' beginning)
 SUBJECTS = (("family", ("relation", "kin", "kins", "person"), "family"), ("pets", ("animal",), "pet"))
-# one person under other words: "my wife" may have been told as "tasha and i got married"
-ALSO = {"wife": ("spouse", "partner"), "husband": ("spouse", "partner"),
-        "partner": ("spouse", "wife", "husband", "girlfriend", "boyfriend", "fiance"),
-        "girlfriend": ("partner", "fiance"), "boyfriend": ("partner", "fiance"), "fiance": ("partner",),
-        "son": ("children",), "daughter": ("children",), "mother": ("parents",), "father": ("parents",),
-        "grandson": ("grandchildren",), "granddaughter": ("grandchildren",),
-        "grandmother": ("grandparents",), "grandfather": ("grandparents",)}
+# one person under other words ("my wife" may have been told as "tasha and i got married"), and a
+# group and its members ("my kids" as "my son eli"; "my daughter" as "i have two children", but
+# never as "my son")
+PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance")
+GROUPS = {"children": ("son", "daughter", "stepson", "stepdaughter"), "parents": ("mother", "father"),
+          "in-laws": ("mother", "father"), "grandparents": ("grandmother", "grandfather"),
+          "grandchildren": ("granddaughter", "grandson")}
+
+
+def _also() -> Dict[str, Tuple[str, ...]]:
+    """A relation's key -> the keys a question naming it asks for."""
+    also = {**{key: PARTNERS for key in PARTNERS}, **{group: (group, *members) for group, members in GROUPS.items()}}
+    for group, members in GROUPS.items():
+        for member in members:
+            also[member] = (*also.get(member, (member,)), group)
+    return also
+
+
+ALSO = _also()
+SELF = "self"  # in the slots asked for: the question names the user too
 
 
 @lru_cache(maxsize=16)
@@ -43,18 +57,20 @@ def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
 
 
 @lru_cache(maxsize=16)
-def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, str]]:
+def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
     """A regex of a subject's words after a word of the ``family`` line (the
-    words in its group 1), and the words -> the beginning of their slots
-    (``family.sister``, ``pet.dog``)."""
+    words in its group 1), and the words -> the beginnings of their slots
+    (``family.sister``, ``pet.dog``; the German "Freund" is a friend and a boyfriend)."""
     language = load_language(folder)
     before = sorted((w for w, slots in _asked(folder).items() if "family" in slots), key=len, reverse=True)
-    prefixes: Dict[str, str] = {}
+    prefixes: Dict[str, Set[str]] = {}
     for _, _, _, rule, maps in language.compiled if language and before else ():
         for family, names, prefix in SUBJECTS:
             if rule.family == family:
                 for name in names:
-                    prefixes.update({words: f"{prefix}.{key}" for words, key in maps.get(name, {}).items()})
+                    for words, key in maps.get(name, {}).items():
+                        prefixes.setdefault(words, set()).update(
+                            f"{prefix}.{other}" for other in (ALSO.get(key, (key,)) if prefix == "family" else (key,)))
     if not prefixes:
         return None, {}
     words = sorted(prefixes, key=len, reverse=True)
@@ -71,14 +87,15 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
         return frozenset()
     said = text.lower()
     own = _asked(folder)
-    slots = {slot for word in WORD.findall(said) for slot in own.get(word, ()) if slot != "family"}
+    asked = {slot for word in WORD.findall(said) for slot in own.get(word, ())}
+    slots = asked - {"family", SELF}
     pattern, prefixes = _subjects(folder)
-    subjects = {prefixes[" ".join(m.group(1).split())] for m in pattern.finditer(said)} if pattern else set()
-    subjects |= {f"family.{other}" for prefix in subjects if prefix.startswith("family.")
-                 for other in ALSO.get(prefix.split(".")[1], ())}
-    if subjects:  # "where does my sister live": her home, not the user's; "my sister": all of hers
-        return frozenset(f"{subject}.*.{slot}" for subject in subjects for slot in slots) or frozenset(subjects)
-    return frozenset(slots)
+    subjects = {p for m in pattern.finditer(said) for p in prefixes[" ".join(m.group(1).split())]} if pattern else set()
+    if not subjects:
+        return frozenset(slots)
+    # "where does my sister live": her home, not the user's; "my sister": all of hers
+    about = {f"{subject}.*.{slot}" for subject in subjects for slot in slots} or subjects
+    return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
 
 def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
@@ -90,8 +107,10 @@ def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
         return None
     if any(_fits(slot, a) for a in asked):
         return True
-    about_someone = any(a.startswith(("family.", "pet.")) for a in asked)
-    return False if about_someone and slot != "pet" else None  # "pet": an animal told by its kind, not its slot
+    subjects = {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
+    if not subjects or SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
+        return None
+    return None if any(slot.startswith(subject + ".") for subject in subjects) else False
 
 
 def _fits(slot: str, asked: str) -> bool:

@@ -235,6 +235,9 @@ def parse_facts(path: Path, family: str, boundary: str):
             fail(number, "pattern before the first @slot")
         else:
             negated = line.startswith("!")
+            inside = _inside_a_group(line)
+            if inside:
+                fail(number, "%s inside (...) or [...] would be read as text" % inside)
             rule.patterns.append((line.lstrip("!").strip(), negated, number))
     for rule in rules:
         if not rule.patterns or not rule.text:
@@ -248,6 +251,23 @@ def parse_facts(path: Path, family: str, boundary: str):
             if missing:
                 fail(number, "pattern lacks {%s}" % "}, {".join(sorted(missing)))
     return rules, maps
+
+
+def _inside_a_group(line: str) -> Optional[str]:
+    """A placeholder or a bracket inside a group of alternatives, which the
+    pattern syntax has no way to read: the first found, else None."""
+    depth = 0
+    for found in re.finditer(r"[()\[\]]|\{\w+\}", line):
+        token = found.group()
+        if token in "([":
+            if depth:
+                return token
+            depth += 1
+        elif token in ")]":
+            depth = max(0, depth - 1)
+        elif depth:
+            return token
+    return None
 
 
 @lru_cache(maxsize=32)
