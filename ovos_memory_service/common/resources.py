@@ -1,7 +1,7 @@
 """Finding the per-language resources under ``locale/<lang>/``."""
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 
 @lru_cache(maxsize=None)  # asked on every turn (fact rules, words): no disk each time
@@ -37,6 +37,14 @@ def read_list(path: Path) -> list:
     """Lines of a resource file, without blanks and # comments."""
     lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
     return [line for line in lines if line and not line.startswith("#")]
+
+
+def read_pairs(path: Path) -> List[Tuple[List[str], List[str]]]:
+    """The ``a, b: c, d`` lines of a resource file (topics.list, facts/asked.list):
+    for each, the words before the colon and the words after it, lowercased."""
+    def words(part: str) -> List[str]:
+        return [w.strip().lower() for w in part.split(",") if w.strip()]
+    return [(words(before), words(after)) for before, _, after in (line.partition(":") for line in read_list(path))]
 
 
 @lru_cache(maxsize=64)
@@ -81,11 +89,8 @@ def topics(lang: str) -> Dict[str, Tuple[str, ...]]:
     if path is None or not path.exists():
         return {}
     found: Dict[str, Tuple[str, ...]] = {}
-    for line in read_list(path):
-        heads, _, members = line.partition(":")
-        names = [h.strip().lower() for h in heads.split(",") if h.strip()]
-        words = tuple(w.strip().lower() for w in members.split(",") if w.strip())
+    for names, words in read_pairs(path):
         for head in names:
             others = tuple(n for n in names if n != head)
-            found[head] = tuple(dict.fromkeys(found.get(head, ()) + others + words))
+            found[head] = tuple(dict.fromkeys(found.get(head, ()) + others + tuple(words)))
     return found

@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, Optional, Set, Tuple
 
-from ovos_memory_service.common.resources import locale_dir, match_lang, read_list
+from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
 from ovos_memory_service.learning.facts.extract import load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -49,10 +49,9 @@ def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
     """asked.list: a word of a question -> the slots it asks for ("family" -> the words a subject follows)."""
     path = locale_dir() / folder / "facts" / "asked.list"
     found: Dict[str, Tuple[str, ...]] = {}
-    for line in read_list(path) if path.exists() else []:
-        slots, _, words = line.partition(":")
-        for word in (w.strip().lower() for w in words.split(",") if w.strip()):
-            found[word] = found.get(word, ()) + tuple(s.strip() for s in slots.split(",") if s.strip())
+    for slots, words in read_pairs(path) if path.exists() else []:
+        for word in words:
+            found[word] = found.get(word, ()) + tuple(slots)
     return found
 
 
