@@ -7,7 +7,7 @@ A member that fails, or answers after ``member_timeout`` seconds, is skipped.
 """
 import time
 from concurrent.futures import wait
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from ovos_utils.log import LOG
 
@@ -96,9 +96,10 @@ class CompositeBackend(Backend):
         return results
 
     def _fused(self, scope, utterance: str, raw_window, window, limit: int, where: str,
-               kinds: Sequence[str], exclude_content: str) -> List[MemoryItem]:
+               kinds: Sequence[str], exclude_content: str, keep: Optional[int] = None) -> List[MemoryItem]:
         """The members' candidates side by side, fused, neighbours lifted and
-        focused, best ``rank_score`` first (not yet scored)."""
+        focused, best ``rank_score`` first (not yet scored): the first ``keep``
+        (None: all)."""
         fetch = max(self.member_fetch_k, limit)
         calls = [(m, (lambda m=m: m.candidates(scope, utterance, raw_window, window, fetch, where, kinds,
                                                exclude_content)))
@@ -106,18 +107,19 @@ class CompositeBackend(Backend):
         results = self._run(calls, "recall")
         lists = [r for r in results if r is not None]
         weights = [w for (_, w), r in zip(self.retrievers, results) if r is not None]
-        hits = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup)
+        hits, brief = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup), set()
         if self.neighbor_weight and hits:
-            hits = self._lift_neighbors(scope, hits, raw_window, exclude_content, where, kinds)
-        return focus(hits, utterance, scope.lang, time.time(), self.speaker_boost,
+            hits, brief = self._lift_neighbors(scope, hits, raw_window, exclude_content, where, kinds)
+        hits = focus(hits, utterance, scope.lang, time.time(), self.speaker_boost,
                      self.time_boost, self.time_scale_days)
+        return self.reader.whole(hits[:keep], brief)
 
     def candidates(self, scope, utterance: str, raw_window, window, limit: int = 0, where: str = "",
                    kinds: Sequence[str] = (), exclude_content: str = "") -> List[MemoryItem]:
         """The best fused hits, scored, above ``min_score`` (a calibrated relevance here)."""
         limit = limit or self.max_num_results
-        hits = self._fused(scope, utterance, raw_window, window, limit, where, kinds, exclude_content)
-        hits = self.reader.score(scope, utterance, hits[:2 * limit])
+        hits = self._fused(scope, utterance, raw_window, window, limit, where, kinds, exclude_content, 2 * limit)
+        hits = self.reader.score(scope, utterance, hits)
         if self.min_score is not None:
             hits = [h for h in hits if h.score >= self.min_score]
         return hits[:limit]
@@ -135,10 +137,11 @@ class CompositeBackend(Backend):
 
     def _lift_neighbors(self, scope, hits, raw_window, exclude_content, where, kinds):
         """Add ``neighbor_weight`` x a hit's fused score to the rank of the turns
-        beside it (their relevance is their own, scored later)."""
+        beside it (their relevance is their own, scored later); and the ids
+        of the turns added, read briefly (most never make the cut)."""
         adjacent = self.reader.adjacent_turns(
             scope, [h.id for h in hits], kinds or KINDS, where or "user",
-            [t.id for t in raw_window], exclude_content)
+            [t.id for t in raw_window], exclude_content, brief=True)
         items = {h.id: h for h in hits}
         gain = {}
         for hit in hits:
@@ -147,7 +150,8 @@ class CompositeBackend(Backend):
                 items.setdefault(turn.id, turn)  # fresh from the store: score and rank_score 0
         for memory_id, extra in gain.items():
             items[memory_id].rank_score += extra
-        return sorted(items.values(), key=lambda item: item.rank_score, reverse=True)
+        added = set(items) - {h.id for h in hits}
+        return sorted(items.values(), key=lambda item: item.rank_score, reverse=True), added
 
     def llm_tasks(self):
         tasks = {}

@@ -4,7 +4,7 @@ locks its own reads, so composite members run side by side."""
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 from ovos_utils.log import LOG
 
@@ -23,6 +23,9 @@ from ovos_memory_service.common.words import keywords, says_nothing, topic_words
 
 # threads that composite members run on, side by side (nested composites' members too)
 MEMBER_THREADS = 8
+# enough of a turn to rank it beside a recalled one (composite.py); the
+# few that make the cut are read whole
+BRIEF = ("id", "seq", "kind", "role", "name", "created_at", "session_id", "persona_id")
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
 UNRELATED_SIMILARITY = 0.2
 
@@ -245,12 +248,23 @@ class StoreReader:
 
     def adjacent_turns(self, scope: Scope, ids: Sequence[str], kinds: Sequence[str],
                        where: str = "user", exclude_ids: Sequence[str] = (),
-                       exclude_content: str = "") -> dict:
+                       exclude_content: str = "", brief: bool = False) -> dict:
         """For each turn id, the turns just before and after it in its
-        conversation that the scope may see: {id: [MemoryItem, ...]}."""
+        conversation that the scope may see: {id: [MemoryItem, ...]};
+        ``brief``: only their BRIEF columns are read, content "" (see ``whole``)."""
         found = self.store.adjacent_turns(self.visible(scope, kinds, where), ids,
-                                          Exclude(exclude_ids, exclude_content))
-        return {source: [_item(r) for r in rows] for source, rows in found.items()}
+                                          Exclude(exclude_ids, exclude_content), BRIEF if brief else ())
+        return {source: [_item({"content": "", **r}) for r in rows] for source, rows in found.items()}
+
+    def whole(self, items: List[MemoryItem], brief: Set[str]) -> List[MemoryItem]:
+        """``items``, those of ids in ``brief`` read whole (their scores kept);
+        one forgotten meanwhile is left out."""
+        wanted = [item.id for item in items if item.id in brief]
+        if not wanted:
+            return items
+        rows = {row["id"]: row for row in self.store.get_memories(wanted)}
+        return [_item(rows[i.id], i.score, i.rank_score) if i.id in brief else i
+                for i in items if i.id not in brief or i.id in rows]
 
     def semantic_search(self, scope: Scope, text: str, limit: int, kinds: Sequence[str],
                         where: str = "user", exclude_ids: Sequence[str] = (),

@@ -240,9 +240,10 @@ class Store(abc.ABC):
         words of their topic (``related``: keyword -> topic words)."""
 
     @abc.abstractmethod
-    def adjacent_turns(self, visible: Visible, ids: Sequence[str],
-                       exclude: Exclude = Exclude()) -> Dict[str, List[dict]]:
-        """For each turn id, the visible turns just before and after it."""
+    def adjacent_turns(self, visible: Visible, ids: Sequence[str], exclude: Exclude = Exclude(),
+                       columns: Sequence[str] = ()) -> Dict[str, List[dict]]:
+        """For each turn id, the visible turns just before and after it, as
+        rows of ``columns`` alone (of FIELDS and seq; empty: whole rows)."""
 
     @abc.abstractmethod
     def nearest(self, visible: Visible, vector, limit: int, newest: int,

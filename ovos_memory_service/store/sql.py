@@ -25,6 +25,14 @@ def new_row(row: dict) -> dict:
     return row
 
 
+def selected(columns, whole: str) -> str:
+    """A SELECT list of ``columns`` of ``m`` (of FIELDS and seq), ``whole`` when none."""
+    unknown = set(columns) - COLUMNS - {"seq"}
+    if unknown:
+        raise ValueError(f"unknown columns: {', '.join(sorted(unknown))}")
+    return ", ".join(f"m.{c}" for c in columns) or whole
+
+
 def columns_known(columns: dict):
     unknown = set(columns) - COLUMNS
     if unknown or not columns:

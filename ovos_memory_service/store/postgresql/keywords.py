@@ -23,6 +23,7 @@ from ovos_memory_service.common.words import misread
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.postgresql.memories import ROW, condition, excluding
 from ovos_memory_service.store.postgresql.text import RANK_NORMALIZATION, RANK_WEIGHTS, fold, ts_config
+from ovos_memory_service.store.sql import selected
 
 TOTAL_KEEP_S = 10.0
 
@@ -167,15 +168,16 @@ class KeywordIndex:
         if counted is not None:
             self._total = (max(0, counted + by), at)
 
-    def adjacent_turns(self, visible: Visible, ids: Sequence[str],
-                       exclude: Exclude = Exclude()) -> Dict[str, List[dict]]:
+    def adjacent_turns(self, visible: Visible, ids: Sequence[str], exclude: Exclude = Exclude(),
+                       columns: Sequence[str] = ()) -> Dict[str, List[dict]]:
         sql, args = condition(visible)
         left_out, left_out_args = excluding(exclude)
         step = ("(SELECT {f}(p.seq) FROM memories p WHERE p.conversation_id = h.conversation_id "
                 "AND p.kind = 'turn' AND p.seq {op} h.seq)")
         with self._cursor(visible.scope.user_id) as cur:
             rows = cur.execute(
-                f"SELECT h.id AS source, {ROW} FROM memories h JOIN memories m "
+                f"SELECT h.id AS source, {selected(columns, ROW)} FROM memories h "
+                "JOIN memories m "
                 f"ON m.seq IN ({step.format(f='max', op='<')}, {step.format(f='min', op='>')}) "
                 f"WHERE h.id = ANY(%s::text[]) AND h.kind = 'turn' AND {sql} AND {left_out} ORDER BY m.seq",
                 [list(ids), *args, *left_out_args]).fetchall()

@@ -18,6 +18,7 @@ from typing import Dict, List, Sequence
 from ovos_memory_service.common.words import misread
 from ovos_memory_service.store.base import Exclude, Visible
 from ovos_memory_service.store.sqlite.memories import as_json, condition, excluding
+from ovos_memory_service.store.sql import selected
 from ovos_memory_service.store.tokens import TOKENIZER
 
 # bm25 weights of the name, content, context and owner columns (the owner
@@ -106,15 +107,16 @@ class KeywordIndex:
         scratch.executemany("INSERT INTO candidates (rowid, content) VALUES (?, ?)", texts)
         return scratch
 
-    def adjacent_turns(self, visible: Visible, ids: Sequence[str],
-                       exclude: Exclude = Exclude()) -> Dict[str, List[dict]]:
+    def adjacent_turns(self, visible: Visible, ids: Sequence[str], exclude: Exclude = Exclude(),
+                       columns: Sequence[str] = ()) -> Dict[str, List[dict]]:
         sql, args = condition(visible)
         left_out, left_out_args = excluding(exclude)
         step = ("(SELECT {f}(p.seq) FROM memories p WHERE p.conversation_id = h.conversation_id "
                 "AND p.kind = 'turn' AND p.seq {op} h.seq)")
         with self._reading() as db:
             rows = db.execute_returning_dicts(
-                f"SELECT h.id AS source, m.* FROM memories h JOIN memories m "
+                f"SELECT h.id AS source, {selected(columns, 'm.*')} FROM memories h "
+                "JOIN memories m "
                 f"ON m.seq IN ({step.format(f='max', op='<')}, {step.format(f='min', op='>')}) "
                 f"WHERE h.id IN (SELECT value FROM json_each(?)) AND h.kind = 'turn' AND {sql} AND {left_out}",
                 [as_json(ids), *args, *left_out_args])
