@@ -121,14 +121,14 @@ class MemoryEngine(Corrections, Upkeep):
         if not is_english(self.config["lang"]):
             self.rerank_error = "the device's language is not English, the one language the cross-encoder reads"
             return
-        try:
+        try:  # its model is read at the first recall (models/reranker.py)
             self.reranker = load_reranker(self.config["embeddings"].get("threads") or None)
         except (RerankerUnavailable, OSError) as e:
             LOG.info(f"memory.recall is not reranked: {e}")
             self.rerank_error = str(e)
             return
         self.rerank_error = None
-        LOG.info(f"memory.recall in English is reranked by {self.reranker.name}")
+        LOG.info(f"memory.recall in English is reranked by {self.reranker.name} (read at the first recall)")
 
     def _open_semantic(self, read_ahead: bool = False):
         """Load the model and the vector index; without them, keyword recall
@@ -366,10 +366,20 @@ class MemoryEngine(Corrections, Upkeep):
         with self.background.foreground():
             found = backend.relevant(scope, query, max(limit, top) if reranker else limit, threshold, where, kinds)
             if reranker is not None:
-                found = saying_something_first(
-                    reranked(reranker, query, found, top, self._turns_before(scope, found[:top], kinds, where)),
-                    self.lang(scope))
+                found = saying_something_first(self._reranked(reranker, query, found, top, scope, kinds, where),
+                                               self.lang(scope))
         return found[:limit]
+
+    def _reranked(self, reranker, query: str, found: List[MemoryItem], top: int, scope: Scope,
+                  kinds: Sequence[str], where: str) -> List[MemoryItem]:
+        """``found`` reordered by the cross-encoder; in recall's own order if
+        its model, read at this first use, is not the one this version knows."""
+        try:
+            return reranked(reranker, query, found, top, self._turns_before(scope, found[:top], kinds, where))
+        except RerankerUnavailable as e:
+            LOG.warning(f"memory.recall is not reranked: {e}")
+            self.rerank_error, self.reranker = str(e), None  # its threads never started
+            return found
 
     def _turns_before(self, scope: Scope, items: List[MemoryItem], kinds: Sequence[str],
                       where: str) -> Dict[str, MemoryItem]:

@@ -85,36 +85,42 @@ class CrossEncoder:
 
 class Reranker:
     """Scores (query, memory) pairs with the process's cross-encoder, on
-    threads of its own that ``close()`` ends (its owner, the engine, closes it)."""
+    threads of its own that ``close()`` ends (its owner, the engine, closes it).
+    The model is read at the first ``scores``: a device that never recalls in
+    English keeps its 75 MB (the persona's builds never rerank)."""
 
-    def __init__(self, model: CrossEncoder, threads: Optional[int] = None):
-        self.model = model
+    def __init__(self, threads: Optional[int] = None):
+        self.folder = model_folder()  # not installed: RerankerUnavailable now, not at the first recall
         self.runs = ThreadPoolExecutor(threads or os.cpu_count() or 1, thread_name_prefix="rerank")
         self.name = RERANK_MODEL
 
     def scores(self, query: str, texts: Sequence[str]) -> List[float]:
         """How well each text answers ``query`` (logits: higher is better).
         One pair per run: the model quantizes a run's input on one scale, so
-        a pair scored in a batch would score differently with other pairs."""
-        return list(self.runs.map(self.model.score,
-                                  self.model.tokenizer.encode_batch([(query, text) for text in texts])))
+        a pair scored in a batch would score differently with other pairs.
+        RerankerUnavailable if the model's file is not the one this version knows."""
+        model = cross_encoder(self.folder)
+        return list(self.runs.map(model.score, model.tokenizer.encode_batch([(query, text) for text in texts])))
 
     def close(self):
         self.runs.shutdown(wait=True)
 
 
-_model: Optional[CrossEncoder] = None
+_models: Dict[Path, CrossEncoder] = {}
 _loading = threading.Lock()
 
 
-def load_reranker(threads: Optional[int] = None) -> Reranker:
-    """A reranker on ``threads`` threads (all cores: None); the model's files
-    are read once per process."""
-    global _model
+def cross_encoder(folder: Path) -> CrossEncoder:
+    """The model in ``folder``, its files read once per process."""
     with _loading:
-        if _model is None:
-            _model = CrossEncoder(model_folder())
-    return Reranker(_model, threads)
+        if folder not in _models:
+            _models[folder] = CrossEncoder(folder)
+        return _models[folder]
+
+
+def load_reranker(threads: Optional[int] = None) -> Reranker:
+    """A reranker on ``threads`` threads (all cores: None)."""
+    return Reranker(threads)
 
 
 def reranked(reranker: Reranker, query: str, items: List, top: int, before: Dict[str, MemoryItem]) -> List:

@@ -123,6 +123,24 @@ def test_a_model_file_this_version_does_not_know_is_refused(tmp_path):
         CrossEncoder(tmp_path)
 
 
+def test_a_model_file_it_does_not_know_leaves_recall_in_its_own_order(make_engine, tmp_path):
+    """Read at the first recall, a model file that is not the one this version
+    knows is refused then: recall answers in its own order, memory.stats says why."""
+    bad = tmp_path / "reranker"
+    bad.mkdir()
+    (bad / "model.onnx").write_bytes(b"not the model")
+    (bad / "tokenizer.json").write_text("{}")
+    sc = scope()
+    plain = make_engine(data_dir=str(tmp_path / "plain"), rerank={"enabled": False})
+    _told(plain, sc, MADRID)
+    engine = make_engine()
+    _told(engine, sc, MADRID)
+    engine.reranker.folder = bad  # as a damaged install would have it
+    assert _recalled(engine, sc, "How did we get to Madrid?") == _recalled(plain, sc, "How did we get to Madrid?")
+    stats = engine.stats(sc)
+    assert stats["reranker"] is None and "not the model this version knows" in stats["rerank_error"]
+
+
 @pytest.mark.parametrize("block", [{"enabled": "yes"}, {"candidates": 0}, {"candidates": 51}, "on"])
 def test_a_bad_rerank_setting_names_the_key(block):
     from ovos_memory_service.common.config import build_config
@@ -139,3 +157,37 @@ def test_a_reply_is_read_with_the_question_it_answers(make_engine):
     store(engine, sc, assistant("Where did you go on holiday last summer?"), user("Lisbon, with my sister."))
     _told(engine, sc, ["My sister travels a lot in summer."])
     assert _recalled(engine, sc, "Which city did I visit on my summer holiday?", limit=1) == ["Lisbon, with my sister."]
+
+
+LAZY = """
+import sys
+from ovos_memory_service.common.config import build_config
+from ovos_memory_service.engine.engine import MemoryEngine
+from ovos_memory_service.models import reranker
+from tests.helpers import scope, store, user
+engine = MemoryEngine(build_config({"data_dir": sys.argv[1]}))
+engine.open()
+sc = scope()
+store(engine, sc, user("My brother is afraid of flying, so we drove to Madrid."))
+engine.wait_idle()
+engine.build_context(sc, "how did we get to Madrid?")
+print("after open and a build:", bool(reranker._models))
+engine.recall(sc, "how did we get to Madrid?", threshold=0.0)
+print("after a recall:", bool(reranker._models))
+engine.close()
+"""
+
+
+@pytest.mark.stack  # a process of its own: nothing else loaded the model before
+def test_its_model_is_read_at_the_first_recall(tmp_path):
+    """A persona's builds never rerank: until someone recalls in English, the
+    model's 75 MB stay free (docs/benchmarks.md, idle RSS)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-c", LAZY, str(tmp_path / "memory")], cwd=root,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    said = [line for line in run.stdout.splitlines() if line.startswith("after ")]  # not the log's lines
+    assert said == ["after open and a build: False", "after a recall: True"]
