@@ -13,7 +13,12 @@ its own and is sent one exchange per ``memory.history.update`` (the user id is
 the conversation's); once ``memory.stats`` shows no pending work, every
 question goes out as ``memory.recall`` from a session of its own.
 
-Both ask every kind (``--kinds turn``: turns only), with the default
+``--ask build`` asks each question as an utterance to build a context for
+(``memory.context.build``) and takes what it injects (recalled turns and
+facts) as one item: recall@5 is then the share of the evidence anywhere in the
+context, hit@5 whether any of it is there.
+
+Recall asks every kind (``--kinds turn``: turns only), with the default
 configuration unless told otherwise, ``limit`` 10 and ``threshold`` 0. A
 recalled turn counts as itself, a derived memory (fact, summary...) as the
 turns it was learnt from (``sources``). Metrics per question (categories,
@@ -28,6 +33,7 @@ the first five conversations (tune here only), test = the last five.
     python benchmarks/locomo.py                      # both splits, default configuration
     python benchmarks/locomo.py --split test --through bus
     python benchmarks/locomo.py --split dev --module lexical --kinds turn
+    python benchmarks/locomo.py --ask build          # what a persona's context gets
     python benchmarks/locomo.py --config '{"ovos-memory-plugin-composite": {...}}'
 
 The data file is not part of the project (CC BY-NC 4.0); it is read from
@@ -133,6 +139,10 @@ class InProcess:
                                    threshold=0.0, kinds=kinds)
         return [(m.id, m.sources or ()) for m in found]
 
+    def build(self, user: str, question: str) -> list:
+        context = self.engine.build_context(Scope(user, "questions", lang="en-us"), question)
+        return [(m.id, m.sources or ()) for m in context.memories]
+
     def close(self):
         self.engine.close()
 
@@ -178,11 +188,15 @@ class OverTheBus:
                              {"query": question, "limit": 10, "threshold": 0.0, "kinds": kinds})
         return [(m["id"], m.get("sources") or ()) for m in reply["memories"]]
 
+    def build(self, user: str, question: str) -> list:
+        reply = self.request("memory.context.build", user, "questions", {"utterance": question})
+        return [(m["id"], m.get("sources") or ()) for m in reply["memories"]]
+
     def close(self):
         self.stack.close()
 
 
-def evaluate(sample: dict, config: dict, path, kinds: list):
+def evaluate(sample: dict, config: dict, path, kinds: list, ask: str = "recall"):
     service = path(config)
     user = sample["sample_id"]
     try:
@@ -203,10 +217,13 @@ def evaluate(sample: dict, config: dict, path, kinds: list):
             if not evidence:
                 continue
             t0 = time.perf_counter()
-            found = service.recall(user, qa["question"], kinds)
+            found = service.build(user, qa["question"]) if ask == "build" else \
+                service.recall(user, qa["question"], kinds)
             query_ms.append((time.perf_counter() - t0) * 1000)
             # each item as the turns it covers: itself, or what it was learnt from
             ranked = [{dia_of[i] for i in (memory_id, *sources) if i in dia_of} for memory_id, sources in found]
+            if ask == "build":  # one context, whatever its order
+                ranked = [set().union(*ranked)]
             rows.append(score(qa["category"], evidence, ranked))
         return rows, {"turns": len(memory_of), "ingest_s": ingest_s, "embed_s": embed_s,
                       "query_ms": query_ms, "misses": service.misses()}
@@ -253,6 +270,8 @@ def main():
     parser.add_argument("--through", choices=["inprocess", "bus"], default="inprocess",
                         help="the engine in this process, or a real messagebus and daemon")
     parser.add_argument("--kinds", choices=["all", "turn"], default="all", help="what recall searches")
+    parser.add_argument("--ask", choices=["recall", "build"], default="recall",
+                        help="memory.recall, or what memory.context.build injects")
     args = parser.parse_args()
     path = OverTheBus if args.through == "bus" else InProcess
     kinds = list(KINDS) if args.kinds == "all" else ["turn"]
@@ -267,7 +286,7 @@ def main():
     for split in chosen:
         rows, stats = [], defaultdict(list)
         for sample in splits[split][:args.limit or None]:
-            sample_rows, info = evaluate(sample, config, path, kinds)
+            sample_rows, info = evaluate(sample, config, path, kinds, args.ask)
             rows += sample_rows
             for key, value in info.items():
                 stats[key] += value if isinstance(value, list) else [value]
@@ -285,7 +304,7 @@ def main():
               f"query p50 {statistics.median(stats['query_ms']):.1f} ms, "
               f"p95 {statistics.quantiles(stats['query_ms'], n=20)[-1]:.1f} ms")
         summary[split] = statistics.fmean(r["recall@5"] for r in rows if r["category"] != 5)
-    print(f"\nevidence_recall@5, categories 1-4 ({args.through}, kinds {args.kinds}): "
+    print(f"\nevidence_recall@5, categories 1-4 ({args.through}, {args.ask}, kinds {args.kinds}): "
           + ", ".join(f"{s} {v:.3f}" for s, v in summary.items()))
 
 

@@ -16,7 +16,8 @@ from ovos_memory_service.common.blocks import BUILTIN_NAMES, ENTRY_POINT_NAMES
 DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-composite"
 # hybrid recall: the recent window, keywords and meaning fused by rank, and the
 # facts known about the user
-# (weights, rrf_k, fetch depth and neighbor_weight tuned on LoCoMo's development split)
+# (weights, rrf_k, fetch depth and neighbor_weight tuned on LoCoMo's development split;
+# fetching 20 of each member instead of 50 recalls as well and builds faster: docs/benchmarks.md)
 DEFAULT_COMPOSITE = {
     "members": [
         {"module": "ovos-memory-plugin-lexical", "weight": 1.0},
@@ -26,7 +27,7 @@ DEFAULT_COMPOSITE = {
     ],
     "fusion": "rrf",
     "rrf_k": 10,
-    "member_fetch_k": 50,
+    "member_fetch_k": 20,
     "neighbor_weight": 0.2,
     "speaker_boost": 0.5,
     "time_boost": 2.0,
