@@ -94,6 +94,9 @@ class VectorIndex:
         # writes since the last compaction: versions left by earlier runs count too
         self.writes = len(self.table.list_versions()) - 1
         self._users = OrderedDict()  # user_id -> _UserVectors, least recently used first
+        # the users with vectors in the files when they opened: the vectors
+        # written for anyone else are all they have, kept in memory as written
+        self._filed = self._users_in_files()
         # the table's files: held by writes, reads and compaction, so that
         # compaction never removes files a read is using; taken before _cache_lock
         self._files_lock = threading.Lock()
@@ -118,9 +121,13 @@ class VectorIndex:
             self.writes += 1
             with self._cache_lock:
                 for seq, memory_id, user_id, vector in rows:
-                    if user_id in self._users:
-                        self._users[user_id].drop({memory_id})  # a rewritten memory replaces its vector
-                        self._users[user_id].new.append((seq, memory_id, np.asarray(vector, dtype=np.float32)))
+                    cached = self._users.get(user_id)
+                    if cached is None and user_id not in self._filed:
+                        cached = self._users[user_id] = _UserVectors.empty(self.dim)
+                    if cached is not None:
+                        cached.drop({memory_id})  # a rewritten memory replaces its vector
+                        cached.new.append((seq, memory_id, np.asarray(vector, dtype=np.float32)))
+                self._filed.update(user_id for _, _, user_id, _ in rows)  # in the files now, if evicted
                 self._evict()
 
     def delete(self, ids: Sequence[str]) -> int:
@@ -133,6 +140,13 @@ class VectorIndex:
                 for cached in self._users.values():
                     cached.drop(set(ids))
         return getattr(result, "num_deleted_rows", 0) or 0
+
+    def _users_in_files(self) -> set:
+        if not self.table.count_rows():
+            return set()
+        column = self.table.search().select(["user_id"]).limit(None).to_arrow()["user_id"]
+        import pyarrow.compute as pc
+        return set(pc.unique(column).to_pylist())
 
     def _user_vectors(self, user_id: str) -> "_Snapshot":
         """The user's vectors, as they are now; read from the table once,
@@ -248,12 +262,14 @@ class VectorIndex:
         with self._files_lock, self._cache_lock:
             self.db.drop_table(TABLE)
             self._users.clear()
+            self._filed = set()
 
     def clear(self):
         with self._files_lock, self._cache_lock:
             self.db.drop_table(TABLE)
             self.table = self.db.create_table(TABLE, schema=self.schema, exist_ok=True)
             self._users.clear()
+            self._filed = set()
         self.purge()
 
 
@@ -339,6 +355,10 @@ class _UserVectors:
     def __init__(self, seq: np.ndarray, ids: list, matrix: np.ndarray):
         self.current = _Snapshot(seq, ids, Quantized.of(matrix))
         self.new = []
+
+    @classmethod
+    def empty(cls, dim: int) -> "_UserVectors":
+        return cls(np.empty(0, np.int64), [], np.empty((0, dim), np.float32))
 
     def __len__(self):
         return len(self.current.ids) + len(self.new)
