@@ -105,6 +105,25 @@ def test_a_new_users_vectors_are_kept_in_memory_as_they_are_written(tmp_path, mo
         {f"eva-{s}" for s in [*range(200, 205), *range(400, 403)]}
 
 
+def test_vectors_written_before_a_search_are_kept_in_int8(tmp_path):
+    """A fill writes many vectors before anyone searches: they wait in memory
+    as int8 codes (384 bytes at 384 dimensions), not float32 (1,536)."""
+    import tracemalloc
+    dim, n = 384, 4000
+    index = VectorIndex(tmp_path / "vectors", dim)
+    vectors = np.random.default_rng(0).standard_normal((n, dim)).astype(np.float32)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for start in range(0, n, 500):
+            index.upsert([(seq, f"m{seq}", "ana", vectors[seq].copy()) for seq in range(start, start + 500)])
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept / n < 800, f"{kept / n:.0f} bytes a vector"
+    assert [m for m, _ in index.search(vectors[7] / np.linalg.norm(vectors[7]), "ana", 0, 1)] == ["m7"]
+
+
 def test_a_query_that_is_not_a_number_never_returns_older_rows_than_asked(tmp_path):
     index = VectorIndex(tmp_path / "vectors", DIM)
     index.upsert(rows("ana", 0, 10))

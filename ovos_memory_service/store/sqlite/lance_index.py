@@ -119,14 +119,15 @@ class VectorIndex:
         with self._files_lock:
             self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
             self.writes += 1
+            written = Quantized.of(np.stack([np.asarray(r[3], dtype=np.float32) for r in rows]))
             with self._cache_lock:
-                for seq, memory_id, user_id, vector in rows:
+                for i, (seq, memory_id, user_id, _) in enumerate(rows):
                     cached = self._users.get(user_id)
                     if cached is None and user_id not in self._filed:
                         cached = self._users[user_id] = _UserVectors.empty(self.dim)
                     if cached is not None:
                         cached.drop({memory_id})  # a rewritten memory replaces its vector
-                        cached.new.append((seq, memory_id, np.asarray(vector, dtype=np.float32)))
+                        cached.new.append((seq, memory_id, written.codes[i], written.scale[i]))
                 self._filed.update(user_id for _, _, user_id, _ in rows)  # in the files now, if evicted
                 self._evict()
 
@@ -349,8 +350,9 @@ class _Snapshot:
 
 class _UserVectors:
     """One user's vectors in memory, quantized. New ones (``new``: (seq, id,
-    vector)) are joined to the others once, when the user is searched next,
-    not copied on every write; a change makes a new snapshot."""
+    codes, scale), quantized as written: a fill writes many before a search)
+    are joined to the others once, when the user is searched next, not
+    copied on every write; a change makes a new snapshot."""
 
     def __init__(self, seq: np.ndarray, ids: list, matrix: np.ndarray):
         self.current = _Snapshot(seq, ids, Quantized.of(matrix))
@@ -369,7 +371,8 @@ class _UserVectors:
             self.current = _Snapshot(
                 np.concatenate([now.seq, np.array([n[0] for n in self.new], dtype=np.int64)]),
                 [*now.ids, *(n[1] for n in self.new)],
-                now.vectors.joined(Quantized.of(np.stack([n[2] for n in self.new]))))
+                now.vectors.joined(Quantized(np.stack([n[2] for n in self.new]),
+                                             np.array([n[3] for n in self.new], dtype=np.float32))))
             self.new = []
         return self.current
 
