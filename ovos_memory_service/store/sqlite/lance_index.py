@@ -50,6 +50,7 @@ from ovos_memory_service.common.native_memory import tune_malloc
 
 TABLE = "memory_vectors"
 LANCE_CACHE_BYTES = 16 << 20   # LanceDB's index and metadata caches, each
+SETTLE_ROWS = 256               # vectors written for a user before they are joined to the others
 CACHE_VECTORS = 100_000        # vectors kept in memory, over all users (about 50 MB at 384 dimensions, ids included)
 WARM_SECONDS = 2               # reading ahead when the files open stops after this long
 STEP_BYTES = 1 << 19           # float32 work per step of the int8 arithmetic (Quantized)
@@ -128,6 +129,8 @@ class VectorIndex:
                     if cached is not None:
                         cached.drop({memory_id})  # a rewritten memory replaces its vector
                         cached.new.append((seq, memory_id, written.codes[i], written.scale[i]))
+                        if len(cached.new) >= SETTLE_ROWS:  # a row waiting costs half again a joined one
+                            cached.settle()
                 self._filed.update(user_id for _, _, user_id, _ in rows)  # in the files now, if evicted
                 self._evict()
 
