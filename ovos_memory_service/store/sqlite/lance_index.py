@@ -69,6 +69,7 @@ class VectorIndex:
         try:
             import lancedb
             import pyarrow as pa
+            import pyarrow.compute  # noqa: F401 (pa.compute)
         except ImportError as e:
             raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install lancedb")
         if os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and pa.default_memory_pool().backend_name != "system":
@@ -110,17 +111,17 @@ class VectorIndex:
         if not rows:
             return
         pa = self.pa
+        matrix = np.stack([r[3] for r in rows]).astype(np.float32)
         data = pa.table({
             "seq": pa.array([r[0] for r in rows], pa.int64()),
             "id": pa.array([r[1] for r in rows], pa.string()),
             "user_id": pa.array([r[2] for r in rows], pa.string()),
-            "vector": pa.FixedSizeListArray.from_arrays(
-                pa.array(np.stack([r[3] for r in rows]).astype(np.float32).reshape(-1)), self.dim),
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), self.dim),
         }, schema=self.schema)
+        written = Quantized.of(matrix)  # what the cached users keep of them
         with self._files_lock:
             self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
             self.writes += 1
-            written = Quantized.of(np.stack([np.asarray(r[3], dtype=np.float32) for r in rows]))
             with self._cache_lock:
                 for i, (seq, memory_id, user_id, _) in enumerate(rows):
                     cached = self._users.get(user_id)
@@ -149,8 +150,7 @@ class VectorIndex:
         if not self.table.count_rows():
             return set()
         column = self.table.search().select(["user_id"]).limit(None).to_arrow()["user_id"]
-        import pyarrow.compute as pc
-        return set(pc.unique(column).to_pylist())
+        return set(self.pa.compute.unique(column).to_pylist())
 
     def _user_vectors(self, user_id: str) -> "_Snapshot":
         """The user's vectors, as they are now; read from the table once,
