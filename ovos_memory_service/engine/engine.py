@@ -36,7 +36,7 @@ from ovos_memory_service.engine.upkeep import Upkeep
 from ovos_memory_service.learning.embedding_worker import EmbeddingWorker
 from ovos_memory_service.models.embedder import OFFLINE_MODELS, load_embedder
 from ovos_memory_service.models.queries import QueryVectors
-from ovos_memory_service.models.reranker import RERANK_LOADING, RerankerUnavailable, load_reranker, reranked
+from ovos_memory_service.models.reranker import RERANK_LOADING, Reranker, RerankerUnavailable, reranked
 from ovos_memory_service.models.shared import forget_models
 from ovos_memory_service.common.wire import ChatMessage
 
@@ -122,7 +122,7 @@ class MemoryEngine(Corrections, Upkeep):
             self.rerank_error = "the device's language is not English, the one language the cross-encoder reads"
             return
         try:  # its model is read at the first recall (models/reranker.py)
-            self.reranker = load_reranker(self.config["embeddings"].get("threads") or None)
+            self.reranker = Reranker(self.config["embeddings"].get("threads") or None)
         except (RerankerUnavailable, OSError) as e:
             LOG.info(f"memory.recall is not reranked: {e}")
             self.rerank_error = str(e)

@@ -54,7 +54,7 @@ def model_folder() -> Path:
 
 
 class CrossEncoder:
-    """The model's files, checked and loaded once per process (``load_reranker``):
+    """The model's files, checked and loaded once per process (``cross_encoder``):
     its tokenizer and its onnxruntime session, both safe to use from several threads."""
 
     def __init__(self, folder: Path):
@@ -90,6 +90,7 @@ class Reranker:
     English keeps its 75 MB (the persona's builds never rerank)."""
 
     def __init__(self, threads: Optional[int] = None):
+        """On ``threads`` threads (all cores: None)."""
         self.folder = model_folder()  # not installed: RerankerUnavailable now, not at the first recall
         self.runs = ThreadPoolExecutor(threads or os.cpu_count() or 1, thread_name_prefix="rerank")
         self.name = RERANK_MODEL
@@ -116,11 +117,6 @@ def cross_encoder(folder: Path) -> CrossEncoder:
         if folder not in _models:
             _models[folder] = CrossEncoder(folder)
         return _models[folder]
-
-
-def load_reranker(threads: Optional[int] = None) -> Reranker:
-    """A reranker on ``threads`` threads (all cores: None)."""
-    return Reranker(threads)
 
 
 def reranked(reranker: Reranker, query: str, items: List, top: int, before: Dict[str, MemoryItem]) -> List:

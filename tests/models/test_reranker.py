@@ -3,7 +3,7 @@ it reads the question and each memory together, so the memory that answers
 comes before one that only shares its words."""
 import pytest
 
-from ovos_memory_service.models.reranker import (RERANK_MODEL, CrossEncoder, RerankerUnavailable, load_reranker,
+from ovos_memory_service.models.reranker import (RERANK_MODEL, CrossEncoder, Reranker, RerankerUnavailable,
                                                  model_folder)
 from tests.helpers import assistant, scope, store, user
 
@@ -107,7 +107,7 @@ def test_a_reload_can_turn_it_off(make_engine):
 
 
 def test_a_pair_scores_the_same_whatever_is_scored_beside_it():
-    reranker = load_reranker()
+    reranker = Reranker()
     try:
         alone = reranker.scores("How did we get to Madrid?", [ANSWER])
         among = reranker.scores("How did we get to Madrid?", MADRID)
