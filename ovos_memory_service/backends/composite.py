@@ -132,7 +132,8 @@ class CompositeBackend(Backend):
                  kinds: Sequence[str] = ()) -> List[MemoryItem]:
         """``memory.recall``: every fused candidate scored, those of at least
         ``threshold`` (and ``min_score``) relevance, most relevant first."""
-        hits = self.reader.score(scope, query, self._fused(scope, query, [], [], limit, where, kinds, ""))
+        hits = self._fused(scope, query, [], [], limit, where, kinds, "")
+        hits = self.reader.score(scope, query, self.reader.with_asked_facts(scope, query, hits, kinds, where or "user"))
         return most_relevant(hits, max(threshold, self.min_score or 0.0), scope.lang)[:limit]
 
     def _lift_neighbors(self, scope, hits, raw_window, exclude_content, where, kinds):

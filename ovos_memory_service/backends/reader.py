@@ -13,7 +13,7 @@ from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import answers, asked_slots
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
-from ovos_memory_service.common.items import MemoryItem, normalized
+from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
 from ovos_memory_service.backends.relevance import Evidence, scores, standout
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
@@ -26,6 +26,8 @@ MEMBER_THREADS = 8
 # enough of a turn to rank it beside a recalled one (composite.py); the
 # few that make the cut are read whole
 BRIEF = ("id", "seq", "kind", "role", "name", "created_at", "session_id", "persona_id")
+# how many of a user's newest facts are looked through for the slots a question asks for
+ASKED_FACTS = 500
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
 UNRELATED_SIMILARITY = 0.2
 
@@ -239,6 +241,25 @@ class StoreReader:
         for item in items:
             item.score = found[item.id][0]
         return items
+
+    def with_asked_facts(self, scope: Scope, query: str, items: List[MemoryItem], kinds: Sequence[str],
+                         where: str = "user") -> List[MemoryItem]:
+        """``items`` and, after them, the user's facts of the slots ``query``
+        asks for (learning/facts/asked.py) with the turns they were learnt
+        from, those not among ``items`` already: "qual é a minha profissão"
+        shares neither a word nor much meaning with "dou aulas numa escola",
+        so no search brings the fact learnt from it, yet it is the answer."""
+        asked = asked_slots(query, scope.lang)
+        fact_kinds = [k for k in kinds or KINDS if k in USER_FACT_KINDS]
+        if not asked or not fact_kinds:
+            return items
+        rows = self.store.list_visible(self.visible(scope, fact_kinds, where), ASKED_FACTS, order="updated")
+        have = {item.id for item in items}
+        facts = [_item(r) for r in rows if r["id"] not in have and answers(r["slot"], asked)]
+        sources = [s for f in facts for s in f.sources[:1] if s not in have]
+        turns = self.store.select_visible(self.visible(scope, ["turn"], where), sources) \
+            if sources and "turn" in (kinds or KINDS) else []
+        return items + facts + [_item(r) for r in turns]
 
     def current_facts(self, scope: Scope, kinds: Sequence[str], limit: int) -> List[MemoryItem]:
         """The user's current facts (and the persona's attributes), newest first;

@@ -62,6 +62,7 @@ class RetrievalBackend(Backend):
                  kinds: Sequence[str] = ()) -> List[MemoryItem]:
         """``memory.recall``: hits of at least ``threshold`` relevance, most relevant first."""
         hits = self.candidates(scope, query, [], [], max(2 * limit, RELEVANT_FETCH), where, kinds)
+        hits = self.reader.with_asked_facts(scope, query, hits, kinds, where or "user")
         return most_relevant(self.reader.score(scope, query, hits), threshold, scope.lang)[:limit]
 
     def context_blocks(self, scope, utterance, now):

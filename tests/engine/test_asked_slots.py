@@ -87,3 +87,38 @@ def test_a_partner_asked_by_another_word_is_still_found(make_engine):
 ])
 def test_a_fact_about_the_one_asked_about_is_never_set_aside(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not False
+
+
+# small talk whose replies say things, so that the fact is one memory among many
+CHATTER = {
+    "pt-pt": [("qual é a capital da noruega", "A capital da Noruega é Oslo."),
+              ("diz-me uma adivinha", "O que é que tem dentes mas não morde? Um pente."),
+              ("quantos dias faltam para o natal", "Faltam vinte dias para o Natal."),
+              ("como vai estar o tempo amanhã", "Amanhã vai chover de manhã e abrir à tarde."),
+              ("quanto é sete vezes oito", "Sete vezes oito são cinquenta e seis."),
+              ("quem pintou a mona lisa", "Foi Leonardo da Vinci."),
+              ("põe um temporizador de dez minutos", "Temporizador de dez minutos a contar."),
+              ("conta-me uma curiosidade", "Os polvos têm três corações."),
+              ("qual é o rio mais comprido do mundo", "O Nilo, ou o Amazonas, conforme a medição."),
+              ("que notícias há hoje", "O metro vai ter uma nova estação em Alcântara."),
+              ("como se soletra paralelepípedo", "P, a, r, a, l, e, l, e, p, í, p, e, d, o."),
+              ("a que horas nasce o sol", "O sol nasce às sete e quarenta."),
+              ("qual é a montanha mais alta", "O Evereste, com 8849 metros."),
+              ("dá-me uma receita de sopa", "Sopa de legumes: cenoura, batata, abóbora e cebola."),
+              ("quantos ossos tem o corpo humano", "Um adulto tem 206 ossos.")],
+}
+
+
+def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine):
+    """The fact of the slot a question asks for is compared, though neither the
+    question's words nor its meaning brought it among the candidates (a teacher
+    asked "what is my profession" in Portuguese)."""
+    engine = make_engine(lang="pt-pt")
+    sc = scope(lang="pt-pt")
+    exchange(engine, sc, "dou aulas numa escola primária em setúbal", "Está bem.")
+    for question, answer in CHATTER["pt-pt"] * 2:
+        exchange(engine, sc, question, answer)
+    engine.wait_idle()
+    found = engine.recall(sc, "qual é a minha profissão", 10, engine.config["recall_relevance_threshold"])
+    assert found and (found[0].slot == "employer" or found[0].content.startswith("dou aulas")), \
+        [(m.content, m.score) for m in found]
