@@ -23,6 +23,9 @@ CASES = [
     ("pt-pt", "sou canalizador em braga", "qual é o meu ganha-pão", "occupation"),
     ("es-es", "soy fontanero en teruel", "a qué me dedico", "occupation"),
     ("de-de", "ich bin klempner in kassel", "womit verdiene ich mein geld", "occupation"),
+    # an age said in words, as speech-to-text writes it
+    ("pt-pt", "faço cinquenta e três em novembro", "qual é a minha idade", "age"),
+    ("es-es", "el mes que viene cumplo sesenta y uno", "qué edad tengo", "age"),
 ]
 
 

@@ -610,3 +610,34 @@ def test_a_placeholder_or_parenthesis_inside_alternatives_is_refused(tmp_path, b
     path.write_text(f"@slot s\n@text T {{value}}\n{body}\n", encoding="utf-8")
     with pytest.raises(PatternError, match="inside"):
         parse_facts(path, "x", r"(?!)")
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # speech-to-text writes numbers as words; an age is kept in digits
+    ("en-us", "i'm forty two years old", "42"),
+    ("en-us", "i turn thirty next week", "30"),
+    ("en-us", "I'll be sixty-four in June.", "64"),
+    ("pt-pt", "tenho cinquenta e três anos", "53"),
+    ("pt-pt", "faço quarenta e um em novembro", "41"),
+    ("pt-pt", "vou fazer setenta anos", "70"),
+    ("es-es", "tengo treinta y ocho años", "38"),
+    ("es-es", "el mes que viene cumplo sesenta y uno", "61"),
+    ("de-de", "ich bin dreiundvierzig jahre alt", "43"),
+    ("de-de", "ich werde im november zwanzig", "20"),
+])
+def test_an_age_said_in_words(lang, text, value):
+    found = [(f.slot, f.value) for f in extract_facts(text, lang)]
+    assert ("age", value) in found, found
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i'll be five minutes late"),
+    ("en-us", "i turn left at the church"),
+    ("pt-pt", "faço cinco quilómetros em vinte minutos"),
+    ("pt-pt", "faço anos em novembro"),
+    ("es-es", "cumplo años el martes"),
+    ("de-de", "ich werde zwei stunden brauchen"),
+    ("de-de", "ich werde im november umziehen"),
+])
+def test_a_number_that_is_no_age(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "age"]

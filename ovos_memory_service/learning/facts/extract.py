@@ -49,17 +49,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from ovos_number_parser import extract_number
+
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_list, stop_words
 
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers")
+         "numbers", "months")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap")          # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7}    # longest capture, in words
 FLAGS = {"yes": True, "no": False}
 TRIM = " \t'\"“”‘’«».,!?;:…-"
+JOINERS = frozenset(("and", "e", "y", "und"))  # "forty and two"... "cinquenta e três", "sesenta y uno"
 # {placeholder}, (alternatives), [optional alternatives], * (rest of a word), spaces, literal text
 TOKEN = re.compile(r"\{(\w+)\}|\(([^()]*)\)|\[([^\[\]]*)\]|(\*)|(\s+)|([^\s{}()\[\]*]+)")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -92,6 +95,7 @@ class Rule:
     words: int = 6
     reject: frozenset = frozenset()
     digits: Optional[bool] = None
+    number: bool = False                            # the value says one number, written in digits
     case: str = ""                                  # how the value is written (CASES); "": as said
     head: Optional[re.Pattern] = None               # the value must hold one of these words (@head)
     patterns: list = field(default_factory=list)   # (source, negated)
@@ -99,6 +103,7 @@ class Rule:
 
 @dataclass
 class Language:
+    code: str                                       # the locale folder: "pt-pt"
     boundary: str                                   # regex of a clause boundary
     lists: Dict[str, list]
     rules: List[Rule]
@@ -221,6 +226,8 @@ def parse_facts(path: Path, family: str, boundary: str):
                 rule.multi = FLAGS[arg]
             elif key == "digits" and arg in FLAGS:
                 rule.digits = FLAGS[arg]
+            elif key == "number" and arg in FLAGS:
+                rule.number = FLAGS[arg]
             elif key == "words" and arg.isdigit():
                 rule.words = int(arg)
             elif key == "case" and arg in CASES:
@@ -302,7 +309,7 @@ def load_language(folder: str) -> Optional[Language]:
     boundary = r"(?:\s*[,;:()\"“”«»]|\s+[-–—]\s|%s\s+(?:%s)(?!\w))" % (joined, words)
     articles = frozenset(lists["articles"] + lists["definite"] + lists["indefinite"])
     function = articles | frozenset(lists["particles"]) | stop_words(folder)
-    lang = Language(boundary=boundary, lists=lists, rules=[], maps={},
+    lang = Language(code=folder, boundary=boundary, lists=lists, rules=[], maps={},
                     trailing=[_trailing_regex(t, boundary) for t in lists["trailing"]],
                     function_words=function, article_words=articles,
                     nonnames=function | frozenset(lists["nonnames"] + lists["fillers"] + lists["boundaries"]
@@ -389,7 +396,35 @@ def _clean(raw: str, lang: Language, rule: Rule):
         return None
     if rule.head is not None and not rule.head.search(value):
         return None
+    if rule.number:
+        number = said_number(value, lang)
+        return None if number is None else (str(number), str(number))
     return value, phrase
+
+
+def said_number(value: str, lang: Language) -> Optional[int]:
+    """The one whole number ``value`` says, in digits or in words ("cinquenta
+    e três", "im November zwanzig"), its other words being function words or
+    months; None when it says none, or more than one, or anything else
+    ("five minutes")."""
+    words = [w.strip(TRIM) for w in value.lower().split()]
+    is_number = [w.isdigit() or extract_number(w, lang=lang.code) not in (False, None) for w in words]
+    runs, run = [], []
+    for i, word in enumerate(words):
+        joins = word in JOINERS and run and i + 1 < len(words) and is_number[i + 1]
+        if is_number[i] or joins:
+            run.append(word)
+            continue
+        if run:
+            runs.append(run)
+            run = []
+        if word not in lang.function_words and word not in lang.lists["months"]:
+            return None
+    runs += [run] if run else []
+    if len(runs) != 1:
+        return None
+    number = extract_number(" ".join(runs[0]), lang=lang.code)
+    return int(number) if number and float(number).is_integer() else None
 
 
 def _capitalised(word: str) -> str:
