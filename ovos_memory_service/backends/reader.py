@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import answers, asked_slots
+from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -64,6 +64,12 @@ class MemberMisses:
         with self._lock:
             return {member: {**entry, "last_at": iso_time(entry["last_at"])}
                     for member, entry in self._counts.items()}
+
+
+def _says_more(turn: str, facts: Sequence[str], lang: str) -> bool:
+    """``turn`` has a word that none of the facts learnt from it has (nor a form of it)."""
+    known = {w[:4] for fact in facts for w in keywords(fact, lang)}
+    return any(w[:4] not in known for w in keywords(turn, lang))
 
 
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
@@ -184,18 +190,26 @@ class StoreReader:
     def _answers(query: str, items: List[MemoryItem], lang: str) -> dict:
         """Item id -> whether it is what ``query`` asks for (learning/facts/asked.py),
         for the facts with a slot and the turns they were learnt from (a turn says
-        what its facts say: one of them answers, or all are about someone else)."""
+        what its facts say: one of them answers, or all are about someone else).
+        When the question asks what no slot holds ("what car does my sister
+        drive"), a turn is no answer only if it says nothing but its facts ("my
+        sister ana lives in porto"): "our dog is a golden retriever named biscuit"
+        tells the breed its fact leaves out."""
         asked = asked_slots(query, lang)
         if not asked:
             return {}
-        facts = {item.id: answers(item.slot, asked) for item in items if item.slot}
+        facts = {item.id: item for item in items if item.slot}
+        found = {i: answers(item.slot, asked) for i, item in facts.items()}
         told = {}
-        for item in items:
-            if item.id in facts and item.sources:
-                told.setdefault(item.sources[0], []).append(facts[item.id])
-        turns = {turn: True if True in said else False if all(v is False for v in said) else None
+        for i, item in facts.items():
+            if item.sources:
+                told.setdefault(item.sources[0], []).append(i)
+        beyond = {item.id: _says_more(item.content, [facts[i].content for i in told[item.id]], lang)
+                  for item in items if item.id in told} if asks_unheld(asked) else {}
+        turns = {turn: True if any(found[i] is True for i in said)
+                 else False if all(found[i] is False for i in said) and not beyond.get(turn) else None
                  for turn, said in told.items()}
-        return {**facts, **turns}
+        return {**found, **turns}
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):
         """The cosines of ``ids`` to ``vector``, and their spread over the

@@ -125,3 +125,35 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine):
     found = engine.recall(sc, "qual é a minha profissão", 10, engine.config["recall_relevance_threshold"])
     assert found and (found[0].slot == "employer" or found[0].content.startswith("dou aulas")), \
         [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    # "have" and "how many" say nothing of what is asked
+    ("pt-pt", "tenho asma desde miúda", "quantos filhos é que eu tenho"),
+    ("de-de", "ich habe heuschnupfen", "habe ich haustiere"),
+    ("es-es", "tengo una moto de trail", "cuántos hermanos tengo"),
+    # a relative's other facts do not answer what was never said about them
+    ("es-es", "mi mujer montse es de tarragona", "qué coche tiene mi mujer"),
+    ("en-us", "my sister ana lives in porto", "what car does my sister drive"),
+    # nor does another's name answer a name asked
+    ("de-de", "meine stute heißt luna", "wie heißt mein freund"),
+])
+def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    ("es-es", "mi mujer se llama montse", "cómo se llama mi mujer"),
+    ("de-de", "unsere katze heißt minka", "wie heißt unsere katze"),
+    ("en-us", "my brother lives in denver", "tell me about my brother"),
+    # the turn tells what its fact leaves out
+    ("en-us", "our dog is a golden retriever named biscuit", "what breed is my dog"),
+    ("pt-pt", "a minha irmã emigrou para a suíça", "em que país está a minha irmã"),
+])
+def test_what_was_said_about_someone_answers_a_question_about_them(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert found and (found[0].content == said or said in [m.content for m in found[:2]]), \
+        [(m.content, m.score) for m in found]

@@ -10,13 +10,17 @@ relatives' maps of ``family.facts`` and the animals' of ``pets.facts``) is the
 subject the question asks about: it asks for that subject's slots
 (``family.sister``), and a fact about anyone else, the user included, is no
 answer to it, unless the question names the user too (its ``self`` line:
-"where did I live when my son was born").
+"where did I live when my son was born"). A question that asks something
+of its subject that no slot holds ("what car does my sister drive") is not
+answered by the subject's other facts either: they are about her, not what
+was asked.
 """
 import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
+from ovos_memory_service.common.words import keywords
 from ovos_memory_service.learning.facts.extract import load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -42,6 +46,8 @@ def _also() -> Dict[str, Tuple[str, ...]]:
 
 ALSO = _also()
 SELF = "self"  # in the slots asked for: the question names the user too
+EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
+UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
 
 
 @lru_cache(maxsize=16)
@@ -87,14 +93,28 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     said = text.lower()
     own = _asked(folder)
     asked = {slot for word in WORD.findall(said) for slot in own.get(word, ())}
-    slots = asked - {"family", SELF}
+    slots = asked - {"family", SELF, EVERYTHING}
     pattern, prefixes = _subjects(folder)
-    subjects = {p for m in pattern.finditer(said) for p in prefixes[" ".join(m.group(1).split())]} if pattern else set()
+    named = [m for m in pattern.finditer(said)] if pattern else []
+    subjects = {p for m in named for p in prefixes[" ".join(m.group(1).split())]}
     if not subjects:
         return frozenset(slots)
-    # "where does my sister live": her home, not the user's; "my sister": all of hers
-    about = {f"{subject}.*.{slot}" for subject in subjects for slot in slots} or subjects
+    # "where does my sister live": her home, not the user's; "my sister": all of hers;
+    # "what car does my sister drive": none of hers answers
+    held = set(own) | {w for m in named for w in WORD.findall(m.group(0))}
+    attributes = slots or ({UNHELD} if [w for w in keywords(said, lang) if not _held(w, held)] else set())
+    about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
+
+
+def asks_unheld(asked: FrozenSet[str]) -> bool:
+    """The question asks something of its subject that no slot holds ("what car does my sister drive")."""
+    return any(a.endswith(".*." + UNHELD) for a in asked)
+
+
+def _held(word: str, held: Set[str]) -> bool:
+    """``word`` is one of ``held`` or another form of one ("moram" of "mora", "viven" of "vive")."""
+    return word in held or any(len(h) >= 4 and word.startswith(h[:max(4, len(h) - 1)]) for h in held)
 
 
 def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
@@ -109,6 +129,8 @@ def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
     subjects = {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
     if not subjects or SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
+    if asks_unheld(asked):
+        return False  # what is known of the subject, or of anyone else, is not what was asked
     return None if any(slot.startswith(subject + ".") for subject in subjects) else False
 
 
