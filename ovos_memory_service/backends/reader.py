@@ -170,8 +170,9 @@ class StoreReader:
                 scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
         except Unavailable:  # by words alone
             model, similarity, spread = None, {}, None
-        # a topic named by itself ("music", "my sister"), not a question about it
-        said, one_word = normalized(query), len(words) == 1 and len(query.split()) <= 2
+        # a topic named by itself ("music", "my sister"), not a question about it ("onde vivo")
+        said = normalized(query)
+        one_word = len(words) == 1 and len(query.split()) <= 2 and not is_question(query, scope.lang)
         wanted = self._answers(query, items, scope.lang)
         found = []
         for item in items:

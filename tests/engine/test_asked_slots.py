@@ -157,3 +157,14 @@ def test_what_was_said_about_someone_answers_a_question_about_them(make_engine, 
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert found and (found[0].content == said or said in [m.content for m in found[:2]]), \
         [(m.content, m.score) for m in found]
+
+
+def test_a_two_word_question_is_no_topic_named_by_itself(make_engine):
+    """'onde vivo' (where do I live) keeps one keyword once 'onde' is a stop word, yet
+    it asks a question: a turn that only names a house in passing is no answer."""
+    engine, sc = told(make_engine, "pt-pt", "vamos fazer um almoço surpresa em casa da minha tia",
+                      *ELSEWHERE["pt-pt"][1:])
+    found = engine.recall(sc, "onde vivo", 5, engine.config["recall_relevance_threshold"])
+    contents = [m.content for m in found]
+    assert "moro em braga" in contents and not [c for c in contents if "tia" in c], \
+        [(m.content, m.score) for m in found]
