@@ -219,6 +219,17 @@ REACHES = [
     ("de-de", "was mache ich beruflich", "Ich bin Krankenpflegerin", "Meine Schwester wohnt in Bremen"),
     ("de-de", "vergiss was ich dir über Musik gesagt habe", "Ich spiele Bratsche im Orchester", "Ich habe Migräne"),
     ("de-de", "welches Fahrzeug habe ich", "Mein Motorrad steht in der Garage", "Ich lerne Japanisch"),
+    # a club, the sport one practises, getting around, what one researches, free time
+    ("pt-pt", "de que clube sou adepto", "Tenho lugar cativo no estádio do Braga", "Sou enfermeira"),
+    ("pt-pt", "que modalidade pratico", "Vou à natação às quartas", "Moro em Tavira"),
+    ("pt-pt", "como me desloco para o emprego", "Apanho o comboio das sete", "Adoro fado"),
+    ("es-es", "de qué club soy", "Soy abonado del Levante", "Vivo en Teruel"),
+    ("es-es", "cómo me muevo por Madrid", "Voy siempre en patinete", "Soy enfermera"),
+    ("es-es", "qué estoy investigando", "Estoy con el doctorado en química", "Tengo un galgo"),
+    ("es-es", "cuál es mi pasatiempo", "Los jueves juego al mus con mis vecinos", "Me operaron de la rodilla"),
+    ("de-de", "welchen Verein unterstütze ich", "Ich habe eine Dauerkarte beim VfB", "Ich wohne in Ulm"),
+    ("de-de", "was mache ich in meiner Freizeit", "Ich angle gern am Baggersee", "Ich bin Krankenpflegerin"),
+    ("en-us", "what sport do I do", "I go rowing on the river at dawn", "I'm a plumber"),
 ]
 
 
