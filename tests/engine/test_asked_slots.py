@@ -168,3 +168,13 @@ def test_a_two_word_question_is_no_topic_named_by_itself(make_engine):
     contents = [m.content for m in found]
     assert "moro em braga" in contents and not [c for c in contents if "tia" in c], \
         [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,question,slot,asks", [
+    ("pt-pt", "como é que nos deslocamos na cidade", "residence", False),  # the user's: no home asked
+    ("de-de", "wie bewege ich mich durch die stadt", "residence", False),
+    ("pt-pt", "em que país está a minha irmã", "family.sister.residence", True),  # a relative's: home or origin
+    ("es-es", "de qué ciudad es mi mujer", "family.wife.montse.origin", True),
+])
+def test_a_place_asks_for_a_relatives_home_not_the_users(lang, question, slot, asks):
+    assert (answers(slot, asked_slots(question, lang)) is True) == asks

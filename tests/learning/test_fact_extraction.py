@@ -641,3 +641,12 @@ def test_an_age_said_in_words(lang, text, value):
 ])
 def test_a_number_that_is_no_age(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "age"]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("pt-pt", "Sou do Farense."),
+    ("pt-pt", "sou do benfica desde pequeno"),
+    ("es-es", "soy del betis"),
+])
+def test_the_club_one_supports_is_no_home_town(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "origin"]

@@ -46,6 +46,9 @@ def _also() -> Dict[str, Tuple[str, ...]]:
 
 ALSO = _also()
 SELF = "self"  # in the slots asked for: the question names the user too
+# a place asked for ("what country"): a relative's home or origin ("em que país está a minha irmã"),
+# but of the user's own nothing in particular ("como é que nos deslocamos na cidade")
+PLACE, PLACES = "place", {"residence", "origin"}
 EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
 
@@ -93,12 +96,13 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     said = text.lower()
     own = _asked(folder)
     asked = {slot for word in WORD.findall(said) for slot in own.get(word, ())}
-    slots = asked - {"family", SELF, EVERYTHING}
+    slots = asked - {"family", SELF, EVERYTHING, PLACE}
     pattern, prefixes = _subjects(folder)
     named = [m for m in pattern.finditer(said)] if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join(m.group(1).split())]}
     if not subjects:
         return frozenset(slots)
+    slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
     # "what car does my sister drive": none of hers answers
     held = set(own) | {w for m in named for w in WORD.findall(m.group(0))}
