@@ -650,3 +650,14 @@ def test_a_number_that_is_no_age(lang, text):
 ])
 def test_the_club_one_supports_is_no_home_town(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "origin"]
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "we have two cats", "cats"),
+    ("pt-pt", "temos três galinhas no quintal", "galinhas"),
+    ("es-es", "tengo dos tortugas en el balcón", "tortugas"),
+    ("de-de", "wir haben zwei Meerschweinchen", "Meerschweinchen"),
+])
+def test_several_pets_said_with_their_number(lang, text, value):
+    found = [(f.slot, f.value) for f in extract_facts(text, lang)]
+    assert ("pet", value) in found, found

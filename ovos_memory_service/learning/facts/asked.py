@@ -95,7 +95,7 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
         return frozenset()
     said = text.lower()
     own = _asked(folder)
-    asked = {slot for word in WORD.findall(said) for slot in own.get(word, ())}
+    asked = {slot for word in WORD.findall(said) for slot in _slots_of(word, own)}
     slots = asked - {"family", SELF, EVERYTHING, PLACE}
     pattern, prefixes = _subjects(folder)
     named = [m for m in pattern.finditer(said)] if pattern else []
@@ -105,8 +105,9 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
     # "what car does my sister drive": none of hers answers
-    held = set(own) | {w for m in named for w in WORD.findall(m.group(0))}
-    attributes = slots or ({UNHELD} if [w for w in keywords(said, lang) if not _held(w, held)] else set())
+    held = {w for m in named for w in WORD.findall(m.group(0))}
+    attributes = slots or ({UNHELD} if [w for w in keywords(said, lang)
+                                        if w not in held and not _slots_of(w, own)] else set())
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
@@ -116,9 +117,20 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
     return any(a.endswith(".*." + UNHELD) for a in asked)
 
 
-def _held(word: str, held: Set[str]) -> bool:
-    """``word`` is one of ``held`` or another form of one ("moram" of "mora", "viven" of "vive")."""
-    return word in held or any(len(h) >= 4 and word.startswith(h[:max(4, len(h) - 1)]) for h in held)
+def _slots_of(word: str, own: Dict[str, Tuple[str, ...]]) -> Tuple[str, ...]:
+    """The slots ``word`` asks for: its own, or those of a word it is another form
+    of ("moram" of "mora", "wohnt" of "wohne", "viven" of "vive")."""
+    if word in own:
+        return own[word]
+    return tuple(slot for listed, slots in own.items() if _form_of(word, listed) for slot in slots)
+
+
+def _form_of(word: str, listed: str) -> bool:
+    """``word`` is ``listed`` with at most two letters more, or its last one changed:
+    a verb's or a noun's ending, not another word ("working" is listed apart, "workout" is none)."""
+    if len(listed) < 4:
+        return False
+    return any(word.startswith(stem) and 0 < len(word) - len(stem) <= 2 for stem in (listed, listed[:-1]))
 
 
 def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
