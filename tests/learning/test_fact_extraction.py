@@ -661,3 +661,16 @@ def test_the_club_one_supports_is_no_home_town(lang, text):
 def test_several_pets_said_with_their_number(lang, text, value):
     found = [(f.slot, f.value) for f in extract_facts(text, lang)]
     assert ("pet", value) in found, found
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a word or two about the animal before it
+    ("en-us", "we have a one-eyed cat named pirate", "pet.cat.name", "Pirate"),
+    ("en-us", "i have an old grey dog called max", "pet.dog.name", "Max"),
+    ("pt-pt", "temos uma gata preta chamada farrusca", "pet.cat.name", "Farrusca"),
+    ("es-es", "tengo una perrita bodeguera que se llama canela", "pet.dog.name", "Canela"),
+    ("de-de", "wir haben einen alten Kater namens Moritz", "pet.cat.name", "Moritz"),
+])
+def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
+    found = [(f.slot, f.value) for f in extract_facts(text, lang)]
+    assert (slot, value) in found, found

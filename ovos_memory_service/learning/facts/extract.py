@@ -22,7 +22,10 @@ word lists that guard and trim the matches (``boundaries``, ``fillers``,
 - besides ``{value}``, a pattern may capture a person's ``{name}`` ("my
   brother {name} is a {value}": up to three words, none of them a function
   word or on ``nonnames``), a ``{detail}`` the statement keeps ("at the
-  children's hospital") and a ``{gap}`` it does not ("seit {gap} in").
+  children's hospital") and a ``{gap}`` it does not ("seit {gap} in"), or
+  words ``{about}`` what follows ("we have a {about} {animal}": "one-eyed",
+  "old grey"; at most two, none a function word: "a friend with a dog" is no
+  dog of one's own).
 
 Speech-to-text gives everything in lowercase, so the statement is written
 with the capitals the language puts on names (``@case`` of a block, below);
@@ -58,8 +61,8 @@ LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
          "numbers", "months")
 CASES = ("name", "place", "org", "noun")
-FREE = ("value", "name", "detail", "gap")          # what a pattern captures besides map words
-FREE_WORDS = {"name": 3, "gap": 4, "detail": 7}    # longest capture, in words
+FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
+FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
 FLAGS = {"yes": True, "no": False}
 TRIM = " \t'\"“”‘’«».,!?;:…-"
 JOINERS = frozenset(("and", "e", "y", "und"))  # "forty and two"... "cinquenta e três", "sesenta y uno"
@@ -519,6 +522,10 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
         said["detail"] = _written(detail, "org", lead, lang)
     if groups.get("gap") is not None and len(groups["gap"].split()) > FREE_WORDS["gap"]:
         return None
+    if groups.get("about") is not None:
+        about = groups["about"].lower().split()
+        if len(about) > FREE_WORDS["about"] or any(w in lang.function_words for w in about):
+            return None
     value = rule.value.format(**said).strip()
     said.setdefault("phrase", value)
     text = (rule.not_text if negated else rule.text).format(**{**said, "value": value})
