@@ -18,7 +18,7 @@ from ovos_memory_service.backends.relevance import Evidence, scores, standout
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
 from ovos_memory_service.common.wire import ChatMessage, iso_time
-from ovos_memory_service.common.words import keywords, says_nothing, topic_words
+from ovos_memory_service.common.words import another_form, keywords, says_nothing, topic_words
 
 
 # threads that composite members run on, side by side (nested composites' members too)
@@ -68,8 +68,8 @@ class MemberMisses:
 
 def _says_more(turn: str, facts: Sequence[str], lang: str) -> bool:
     """``turn`` has a word that none of the facts learnt from it has (nor a form of it)."""
-    known = {w[:4] for fact in facts for w in keywords(fact, lang)}
-    return any(w[:4] not in known for w in keywords(turn, lang))
+    known = {w for fact in facts for w in keywords(fact, lang)}
+    return any(not any(another_form(w, k) or another_form(k, w) for k in known) for w in keywords(turn, lang))
 
 
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:

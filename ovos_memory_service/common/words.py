@@ -38,6 +38,15 @@ def topic_words(words: Sequence[str], lang: str) -> Dict[str, Tuple[str, ...]]:
     return {w: known[w] for w in words if w in known}
 
 
+def another_form(word: str, of: str) -> bool:
+    """``word`` is ``of`` with at most two letters more, or its last one changed: a
+    verb's or a noun's ending ("wohnt" of "wohne", "moram" of "mora", "lives" of
+    "live"), not another word ("workout" is no form of "work")."""
+    if len(of) < 4:
+        return word == of
+    return word == of or any(word.startswith(stem) and 0 < len(word) - len(stem) <= 2 for stem in (of, of[:-1]))
+
+
 DIAERESIS = "\u0308"  # German plurals and verbs take an umlaut ("Mutter", "Mütter"): it tells no words apart
 
 

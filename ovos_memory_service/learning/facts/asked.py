@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
-from ovos_memory_service.common.words import keywords
+from ovos_memory_service.common.words import another_form, keywords
 from ovos_memory_service.learning.facts.extract import load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -122,15 +122,7 @@ def _slots_of(word: str, own: Dict[str, Tuple[str, ...]]) -> Tuple[str, ...]:
     of ("moram" of "mora", "wohnt" of "wohne", "viven" of "vive")."""
     if word in own:
         return own[word]
-    return tuple(slot for listed, slots in own.items() if _form_of(word, listed) for slot in slots)
-
-
-def _form_of(word: str, listed: str) -> bool:
-    """``word`` is ``listed`` with at most two letters more, or its last one changed:
-    a verb's or a noun's ending, not another word ("working" is listed apart, "workout" is none)."""
-    if len(listed) < 4:
-        return False
-    return any(word.startswith(stem) and 0 < len(word) - len(stem) <= 2 for stem in (listed, listed[:-1]))
+    return tuple(slot for listed, slots in own.items() if another_form(word, listed) for slot in slots)
 
 
 def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
