@@ -3,7 +3,8 @@ relevance look for, and whether a text says anything on its own (stop words,
 acknowledgements and topic words from locale/<lang>/)."""
 import re
 import unicodedata
-from typing import Dict, List, Sequence, Tuple
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Sequence, Tuple
 
 from ovos_memory_service.common.resources import acknowledgements, stop_words, topics
 
@@ -30,6 +31,13 @@ def says_nothing(text: str, lang: str) -> bool:
     A reply like that means something only after what it answers."""
     nothing = acknowledgements(lang)
     return all(word in nothing for word in keywords(text, lang))
+
+
+@lru_cache(maxsize=32)
+def topical(lang: str) -> FrozenSet[str]:
+    """Every word of ``lang``'s topic lexicon, heads and members: words that name a topic
+    or something of one ("car", "Golf", "asma"), unlike a name ("Rex")."""
+    return frozenset(w for head, words in topics(lang).items() for w in (head, *words))
 
 
 def topic_words(words: Sequence[str], lang: str) -> Dict[str, Tuple[str, ...]]:

@@ -42,7 +42,8 @@ def test_stop_words_are_not_searched_per_language():
     assert keywords("What is the name of my dog?", "en-us") == ["name", "dog"]
     assert keywords("Qual é o nome do meu cão?", "pt-pt") == ["nome", "cão"]
     assert keywords("¿Cuál es el nombre de mi perro?", "es-es") == ["nombre", "perro"]
-    assert keywords("Wie heißt mein Hund?", "de-de") == ["heißt", "hund"]
+    # "heißt" names nothing: it matched every statement of a name ("meine Stute heißt Luna")
+    assert keywords("Wie heißt mein Hund?", "de-de") == ["hund"]
     assert keywords("What is the name of my dog?", "en-GB") == ["name", "dog"]  # nearest locale
 
 

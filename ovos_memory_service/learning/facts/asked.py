@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
-from ovos_memory_service.common.words import another_form, keywords
+from ovos_memory_service.common.words import another_form, keywords, topical
 from ovos_memory_service.learning.facts.extract import load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -104,10 +104,11 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
         return frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
-    # "what car does my sister drive": none of hers answers
+    # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
+    # "my dog rex": all of his
     held = {w for m in named for w in WORD.findall(m.group(0))}
-    attributes = slots or ({UNHELD} if [w for w in keywords(said, lang)
-                                        if w not in held and not _slots_of(w, own)] else set())
+    other = [w for w in keywords(said, lang) if w not in held and not _slots_of(w, own)]
+    attributes = slots or ({UNHELD} if set(other) & topical(lang) else set())
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
