@@ -178,3 +178,15 @@ def test_a_two_word_question_is_no_topic_named_by_itself(make_engine):
 ])
 def test_a_place_asks_for_a_relatives_home_not_the_users(lang, question, slot, asks):
     assert (answers(slot, asked_slots(question, lang)) is True) == asks
+
+
+@pytest.mark.parametrize("lang,sport,other,asked", [
+    # "do" says as little as "have": the question's sport finds the swim, not what else one does
+    ("es-es", "nado en la piscina del barrio", "hago un curso de cocina los martes", "qué deporte hago"),
+    ("pt-pt", "jogo ténis de mesa às quintas", "faço voluntariado num lar", "que desporto é que eu faço"),
+    ("de-de", "im sommer segle ich oft", "ich mache gerade meinen master", "welchen sport mache ich"),
+])
+def test_a_light_verb_does_not_outweigh_the_topic_asked(make_engine, lang, sport, other, asked):
+    engine, sc = told(make_engine, lang, other, sport, *ELSEWHERE[lang])
+    found = engine.recall(sc, asked, 5, 0.0)
+    assert found[0].content == sport, [(m.content, m.score) for m in found]
