@@ -674,3 +674,14 @@ def test_several_pets_said_with_their_number(lang, text, value):
 def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     found = [(f.slot, f.value) for f in extract_facts(text, lang)]
     assert (slot, value) in found, found
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "we just had a baby named theo", "Theo"),
+    ("pt-pt", "acabámos de ter um bebé que se chama tomás", "Tomás"),
+    ("es-es", "acabamos de tener una bebé que se llama lucía", "Lucía"),
+    ("de-de", "unser Baby heißt Mila", "Mila"),
+])
+def test_a_new_baby_and_its_name(lang, text, value):
+    found = [(f.slot, f.value) for f in extract_facts(text, lang)]
+    assert ("family.baby.name", value) in found, found

@@ -30,7 +30,7 @@ SUBJECTS = (("family", ("relation", "kin", "kins", "person"), "family"), ("pets"
 # group and its members ("my kids" as "my son eli"; "my daughter" as "i have two children", but
 # never as "my son")
 PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance")
-GROUPS = {"children": ("son", "daughter", "stepson", "stepdaughter"), "parents": ("mother", "father"),
+GROUPS = {"children": ("son", "daughter", "stepson", "stepdaughter", "baby"), "parents": ("mother", "father"),
           "in-laws": ("mother", "father"), "grandparents": ("grandmother", "grandfather"),
           "grandchildren": ("granddaughter", "grandson")}
 
