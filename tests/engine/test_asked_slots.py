@@ -190,3 +190,17 @@ def test_a_light_verb_does_not_outweigh_the_topic_asked(make_engine, lang, sport
     engine, sc = told(make_engine, lang, other, sport, *ELSEWHERE[lang])
     found = engine.recall(sc, asked, 5, 0.0)
     assert found[0].content == sport, [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,theirs,mine,asked", [
+    # a parent or grandparent is named without "my" as often as with it
+    ("de-de", "meine eltern wohnen in kiel", "ich wohne in hamburg", "wo leben mama und papa"),
+    ("en-us", "my mom lives in tampa", "i live in dayton", "where does mom live"),
+    ("pt-pt", "a minha avó mora em tomar", "moro em leiria", "onde é que mora a avó"),
+])
+def test_a_parent_named_without_my_is_the_one_asked_about(make_engine, lang, theirs, mine, asked):
+    engine, sc = told(make_engine, lang, mine, theirs, "what time is it")
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert found and all(m.content != mine and "leiria" not in m.content.lower()
+                         and "dayton" not in m.content.lower() and "hamburg" not in m.content.lower()
+                         for m in found), [(m.content, m.score) for m in found]

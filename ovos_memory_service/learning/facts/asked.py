@@ -46,6 +46,7 @@ def _also() -> Dict[str, Tuple[str, ...]]:
 
 ALSO = _also()
 SELF = "self"  # in the slots asked for: the question names the user too
+BARE = "bare"  # a relative named with no word before ("where does mom live")
 # a place asked for ("what country"): a relative's home or origin ("em que país está a minha irmã"),
 # but of the user's own nothing in particular ("como é que nos deslocamos na cidade")
 PLACE, PLACES = "place", {"residence", "origin"}
@@ -66,8 +67,9 @@ def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
 
 @lru_cache(maxsize=16)
 def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
-    """A regex of a subject's words after a word of the ``family`` line (the
-    words in its group 1), and the words -> the beginnings of their slots
+    """A regex of a subject's words after a word of the ``family`` line, or of
+    the ``bare`` line alone (the words in its group 1 or 2), and the words ->
+    the beginnings of their slots
     (``family.sister``, ``pet.dog``; the German "Freund" is a friend and a boyfriend)."""
     language = load_language(folder)
     before = sorted((w for w, slots in _asked(folder).items() if "family" in slots), key=len, reverse=True)
@@ -82,8 +84,11 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
     if not prefixes:
         return None, {}
     words = sorted(prefixes, key=len, reverse=True)
-    pattern = r"(?<!\w)(?:%s)\s+(%s)(?!\w)" % ("|".join(map(re.escape, before)),
-                                               "|".join(r"\s+".join(map(re.escape, w.split())) for w in words))
+    # the words of the "bare" line name a relative with no word before ("mom", "Oma")
+    bare = sorted((w for w, slots in _asked(folder).items() if BARE in slots and w in prefixes), key=len, reverse=True)
+    pattern = r"(?<!\w)(?:(?:%s)\s+(%s)|(%s))(?!\w)" % (
+        "|".join(map(re.escape, before)), "|".join(r"\s+".join(map(re.escape, w.split())) for w in words),
+        "|".join(map(re.escape, bare)) or "(?!)")
     return re.compile(pattern), prefixes
 
 
@@ -96,10 +101,10 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     said = text.lower()
     own = _asked(folder)
     asked = {slot for word in WORD.findall(said) for slot in _slots_of(word, own)}
-    slots = asked - {"family", SELF, EVERYTHING, PLACE}
+    slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE}
     pattern, prefixes = _subjects(folder)
     named = [m for m in pattern.finditer(said)] if pattern else []
-    subjects = {p for m in named for p in prefixes[" ".join(m.group(1).split())]}
+    subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
     if not subjects:
         return frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
