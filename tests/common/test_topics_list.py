@@ -230,6 +230,8 @@ REACHES = [
     ("de-de", "welchen Verein unterstütze ich", "Ich habe eine Dauerkarte beim VfB", "Ich wohne in Ulm"),
     ("de-de", "was mache ich in meiner Freizeit", "Ich angle gern am Baggersee", "Ich bin Krankenpflegerin"),
     ("en-us", "what sport do I do", "I go rowing on the river at dawn", "I'm a plumber"),
+    # college is not high school
+    ("en-us", "where did I go to college", "I got my degree at a state university", "I took French in high school"),
     # a medication asked for is a drug, not every illness
     ("en-us", "what medication am I on", "I take metformin every morning", "I have asthma"),
     ("pt-pt", "que medicamentos é que eu tomo", "Tomo insulina ao jantar", "Tenho asma desde pequena"),
