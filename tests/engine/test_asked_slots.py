@@ -112,11 +112,11 @@ CHATTER = {
 }
 
 
-def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine):
+def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, store_backend):
     """The fact of the slot a question asks for is compared, though neither the
     question's words nor its meaning brought it among the candidates (a teacher
-    asked "what is my profession" in Portuguese)."""
-    engine = make_engine(lang="pt-pt")
+    asked "what is my profession" in Portuguese), on either store."""
+    engine = make_engine(lang="pt-pt", store=store_backend)
     sc = scope(lang="pt-pt")
     exchange(engine, sc, "dou aulas numa escola primária em setúbal", "Está bem.")
     for question, answer in CHATTER["pt-pt"] * 2:
