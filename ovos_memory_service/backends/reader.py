@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld
+from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, says_slot
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -66,10 +66,12 @@ class MemberMisses:
                     for member, entry in self._counts.items()}
 
 
-def _says_more(turn: str, facts: Sequence[str], lang: str) -> bool:
-    """``turn`` has a word that none of the facts learnt from it has (nor a form of it)."""
-    known = {w for fact in facts for w in keywords(fact, lang)}
-    return any(not any(another_form(w, k) or another_form(k, w) for k in known) for w in keywords(turn, lang))
+def _says_more(turn: str, facts: Sequence[MemoryItem], lang: str) -> bool:
+    """``turn`` has a word that none of the facts learnt from it has (nor a form of it),
+    nor says their slot ("vive" where the fact writes "mora")."""
+    known = {w for fact in facts for w in keywords(fact.content, lang)}
+    return any(not any(another_form(w, k) or another_form(k, w) for k in known)
+               and not any(says_slot(w, fact.slot, lang) for fact in facts) for w in keywords(turn, lang))
 
 
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
@@ -205,7 +207,7 @@ class StoreReader:
         for i, item in facts.items():
             if item.sources:
                 told.setdefault(item.sources[0], []).append(i)
-        beyond = {item.id: _says_more(item.content, [facts[i].content for i in told[item.id]], lang)
+        beyond = {item.id: _says_more(item.content, [facts[i] for i in told[item.id]], lang)
                   for item in items if item.id in told} if asks_unheld(asked) else {}
         turns = {turn: True if any(found[i] is True for i in said)
                  else False if all(found[i] is False for i in said) and not beyond.get(turn) else None

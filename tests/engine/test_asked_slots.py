@@ -204,3 +204,11 @@ def test_a_parent_named_without_my_is_the_one_asked_about(make_engine, lang, the
     assert found and all(m.content != mine and "leiria" not in m.content.lower()
                          and "dayton" not in m.content.lower() and "hamburg" not in m.content.lower()
                          for m in found), [(m.content, m.score) for m in found]
+
+
+def test_a_statement_said_in_other_words_than_its_fact_is_still_only_its_fact(make_engine):
+    """'vive' is said where the fact writes 'mora': both say where she lives, so the
+    statement tells nothing of a car (found by a fresh install over the bus)."""
+    engine, sc = told(make_engine, "pt-pt", "a minha irmã vive em lyon", *ELSEWHERE["pt-pt"])
+    found = engine.recall(sc, "que carro tem a minha irmã", 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]

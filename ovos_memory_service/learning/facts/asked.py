@@ -118,6 +118,13 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
 
+def says_slot(word: str, slot: str, lang: str) -> bool:
+    """``word`` is one that asks for ``slot`` ("vive" for ``family.sister.residence``):
+    a statement that says it tells that slot, in whatever words its fact is written."""
+    folder = match_lang(lang)
+    return bool(folder) and any(slot == s or slot.endswith("." + s) for s in _slots_of(word, _asked(folder)))
+
+
 def asks_unheld(asked: FrozenSet[str]) -> bool:
     """The question asks something of its subject that no slot holds ("what car does my sister drive")."""
     return any(a.endswith(".*." + UNHELD) for a in asked)
