@@ -181,6 +181,8 @@ class StoreReader:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
             if topical and item.kind == "turn" and item.role == "user" and is_question(item.content, scope.lang):
                 topical = 0.0  # "tell me a dad joke" names a word of the family in passing, and tells nothing of it
+            if one_word and wanted.get(item.id) is True:
+                topical = 1.0  # "trabalho" names the slot of "Dá aulas numa escola": its topic, in other words
             found.append(Evidence(
                 cosine, direct,
                 normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),

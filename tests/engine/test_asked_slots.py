@@ -212,3 +212,14 @@ def test_a_statement_said_in_other_words_than_its_fact_is_still_only_its_fact(ma
     engine, sc = told(make_engine, "pt-pt", "a minha irmã vive em lyon", *ELSEWHERE["pt-pt"])
     found = engine.recall(sc, "que carro tem a minha irmã", 5, engine.config["recall_relevance_threshold"])
     assert not found, [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,topic", [
+    # the fact's slot is the topic a word names, whatever words said it
+    ("pt-pt", "dou aulas de matemática numa escola em braga", "trabalho"),
+    ("es-es", "doy clases de inglés en una academia", "trabajo"),
+])
+def test_forgetting_a_topic_takes_the_facts_of_its_slot(make_engine, lang, said, topic):
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang][2:])
+    listed = {m.content for m in engine.forget(sc, query=topic, dry_run=True)}
+    assert said in listed, listed
