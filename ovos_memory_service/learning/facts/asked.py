@@ -4,16 +4,17 @@
 short texts sit too close to tell them apart, but the fact's slot says what it
 is about ("occupation"), and a question's words say which slots it asks for:
 ``locale/<lang>/facts/asked.list`` lists them for the user's own slots
-("occupation, employer: job, trade, living..."). Someone named after a word of
-its ``family`` line ("my sister", "a minha mulher", "my dog": the words of the
-relatives' maps of ``family.facts`` and the animals' of ``pets.facts``) is the
-subject the question asks about: it asks for that subject's slots
-(``family.sister``), and a fact about anyone else, the user included, is no
-answer to it, unless the question names the user too (its ``self`` line:
-"where did I live when my son was born"). A question that asks something
-of its subject that no slot holds ("what car does my sister drive") is not
-answered by the subject's other facts either: they are about her, not what
-was asked.
+("occupation, employer: job, trade, living...", each word in its other forms
+too: "lives"). Someone named after a word of its ``family`` line ("my sister",
+"a minha mulher", "the dog": the words of the relatives' maps of
+``family.facts`` and the animals' of ``pets.facts``), or by a word of its
+``bare`` line alone ("mom"), is the subject the question asks about: it asks
+for that subject's slots (``family.sister``), and a fact about anyone else,
+the user included, is no answer to it, unless the question names the user too
+(its ``self`` line: "where did I live when my son was born"). A question that
+asks of its subject a topic no slot holds ("what car does my sister drive") is
+not answered by the subject's other facts either: they are about her, not
+what was asked.
 """
 import re
 from functools import lru_cache
