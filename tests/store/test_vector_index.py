@@ -1,10 +1,13 @@
 """The LanceDB vector index on real files (store/sqlite/lance_index.py): a user's vectors
 read back by the user_id index, rows written since it was made included, and
 searched in memory."""
+import tracemalloc
+
 import numpy as np
 import pytest
 
 from ovos_memory_service.models.embedder import load_embedder
+from ovos_memory_service.store.sqlite import lance_index
 from ovos_memory_service.store.sqlite.lance_index import VectorIndex
 
 DIM = 8
@@ -71,12 +74,11 @@ def test_searches_in_memory_give_the_models_cosines_and_order(tmp_path):
 
 
 def test_warming_copies_the_users_heard_from_last_within_the_budget(tmp_path, monkeypatch):
-    import ovos_memory_service.store.sqlite.lance_index as index_module
     index = VectorIndex(tmp_path / "vectors", DIM)
     for user, start in (("ana", 0), ("rui", 100), ("eva", 200)):
         index.upsert(rows(user, start, 30))
     cold = VectorIndex(tmp_path / "vectors", DIM)
-    monkeypatch.setattr(index_module, "CACHE_VECTORS", 70)
+    monkeypatch.setattr(lance_index, "CACHE_VECTORS", 70)
     cold.warm([("eva", 30), ("ana", 30), ("rui", 30)])  # rui would pass the budget
     assert list(cold._users) == ["ana", "eva"]  # eva, heard from last, is evicted last
     assert cold.search(unit(205), "eva", 0, 1)[0][0] == "eva-205"
@@ -97,8 +99,7 @@ def test_a_new_users_vectors_are_kept_in_memory_as_they_are_written(tmp_path, mo
     assert {m for m, _ in reopened.search(unit(1), "ana", 0, 100)} == \
         {f"ana-{s}" for s in [*range(0, 10), *range(100, 105)]}
     assert {m for m, _ in reopened.search(unit(201), "eva", 0, 100)} == {f"eva-{s}" for s in range(200, 205)}
-    import ovos_memory_service.store.sqlite.lance_index as index_module
-    monkeypatch.setattr(index_module, "CACHE_VECTORS", 12)
+    monkeypatch.setattr(lance_index, "CACHE_VECTORS", 12)
     reopened.upsert(rows("rui", 300, 10))  # eva and ana make way
     reopened.upsert(rows("eva", 400, 3))  # eva is no longer new: read whole from the files
     assert {m for m, _ in reopened.search(unit(201), "eva", 0, 100)} == \
@@ -109,8 +110,7 @@ def test_vectors_written_before_a_search_are_kept_in_int8(tmp_path):
     """A fill writes many vectors before anyone searches: they wait in memory
     as int8 codes (384 bytes at 384 dimensions), not float32 (1,536), and are
     joined to the user's others every SETTLE_ROWS (a row waiting alone costs
-    about 650 bytes with its objects)."""
-    import tracemalloc
+    about 930 bytes with its objects)."""
     dim, n = 384, 4000
     index = VectorIndex(tmp_path / "vectors", dim)
     vectors = np.random.default_rng(0).standard_normal((n, dim)).astype(np.float32)

@@ -104,7 +104,7 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     asked = {slot for word in WORD.findall(said) for slot in _slots_of(word, own)}
     slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE}
     pattern, prefixes = _subjects(folder)
-    named = [m for m in pattern.finditer(said)] if pattern else []
+    named = list(pattern.finditer(said)) if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
     if not subjects:
         return frozenset(slots)
