@@ -221,7 +221,7 @@ def load_embedder(config: dict, cache_dir: Path, name: Optional[str] = None, lan
     tune_malloc()  # before onnxruntime starts its threads
     name = name or model_name(config, lang)
     if name == MULTILINGUAL_MODEL:
-        return shared_multilingual(config.get("threads") or None, config.get("batch_size", 16))
+        return shared_multilingual(config.get("threads") or None, config.get("batch_size", 16), cache_dir)
     folder = Path(os.path.expanduser(config["model_path"])) if config.get("model_path") else None
     if folder is None and name == DEFAULT_MODEL:
         folder = bundled_model_folder(cache_dir)
