@@ -676,6 +676,16 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     assert (slot, value) in found, found
 
 
+@pytest.mark.parametrize("text,slot,value", [
+    ("i've got a dog named rex", "pet.dog.name", "Rex"),
+    ("we've got an old tabby called whiskers", "pet.cat.name", "Whiskers"),
+    ("I have got a hamster", "pet", "hamster"),
+])
+def test_a_pet_one_has_got(text, slot, value):
+    found = [(f.slot, f.value) for f in extract_facts(text, "en-us")]
+    assert (slot, value) in found, found
+
+
 @pytest.mark.parametrize("lang,text,value", [
     ("en-us", "we just had a baby named theo", "Theo"),
     ("pt-pt", "acabámos de ter um bebé que se chama tomás", "Tomás"),
