@@ -334,9 +334,9 @@ class _Segment:
         self.table = db.create_table(name, schema=schema, exist_ok=True)
         self.writes = len(self.table.list_versions()) - 1  # since its last compaction
         self.rows = self.table.count_rows()
-        self.deleted = False  # since the last purge
+        self.deleted = self.writes > 0  # since the last compaction (a run killed before it may have deleted)
         seqs = self.table.search().select(["seq"]).limit(None).to_arrow()["seq"] if self.rows else None
-        self.last_seq = seqs.to_numpy().max() if seqs is not None else -1  # a memory of a later seq is not here
+        self.last_seq = int(seqs.to_numpy().max()) if seqs is not None else -1  # no memory of a later seq is here
 
     def merge(self, data, last_seq: int):
         """Write ``data``'s rows, replacing those of the same ids."""
@@ -360,17 +360,15 @@ class _Segment:
         return found
 
     def compact(self, unreferenced: bool):
-        """Merge the fragments and drop the old versions; ``unreferenced``:
-        also files no version names, and the user index is made anew if rows
-        were deleted (it may keep the name of a user whose rows are all gone)."""
+        """Merge the fragments and drop the old versions (``unreferenced``:
+        also files no version names); the user index is made anew if rows were
+        deleted, as it may keep the name of a user whose rows are all gone."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "removes every version except the latest": wanted
             # first: the optimization brings the index up to date, the clean-up drops old versions
-            self.index_users(anew=unreferenced and self.deleted)
+            self.index_users(anew=self.deleted)
             self.table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unreferenced)
-        self.writes = 0
-        if unreferenced:
-            self.deleted = False
+        self.writes, self.deleted = 0, False
 
     def index_users(self, anew: bool = False):
         """The index on user_id, once the table has rows (tens of ms at 100k)."""
