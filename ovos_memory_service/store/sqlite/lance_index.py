@@ -8,12 +8,16 @@ every fragment: ``compact()`` merges the fragments and removes the old versions
 memory's vector is gone from the files too.
 
 A compaction rewrites a table whole: in one table, each compaction near the
-end of a 100,000-vector fill rewrote all of them, and RSS peaked at 781 MB
-(+51 to +168 MB a compaction between 20,000 and 100,000 vectors, LanceDB
+end of a 100,000-exchange fill rewrote all its vectors, and RSS peaked at 781
+MB (+51 to +168 MB a compaction between 20,000 and 100,000 vectors, LanceDB
 alone). So the vectors live in tables of at most ``SEGMENT_ROWS``: new
 vectors go to the newest table, and a compaction rewrites only the tables
-written to since the last one (the newest, and those a delete reached): +70
-MB at most, and writes twice as fast at 100,000 vectors (docs/benchmarks.md).
+written to since the last one (the newest, and those a delete reached). This
+index alone, through 200,000 vectors of 350 users (/work/scratch/p40/vfill.py
+on the development machine): RSS peak 641 MB in one table, 372 in tables of
+32,768 and 333 in tables of 16,384 (with 75,000 vectors in memory), the
+writes 358, 129 and 137 s. A user's vectors are read from the tables that
+hold any of them (a user who talked for a while sits in few).
 
 LanceDB's session caches the metadata of every version it has seen, with no
 bound by default: over 1,200 writes of 16 vectors it grew by 377 MB. This
@@ -26,13 +30,15 @@ delete (forgetting drops them from it too). The copies of the users used least
 recently are dropped beyond ``CACHE_VECTORS`` vectors; when the files open, the
 copies of the users heard from last are made ahead (``warm``). The copies hold each
 vector as int8 codes and a scale (a quarter of float32's memory, so that the
-vectors of 50 users with 2,000 memories each all fit): with the default model,
+vectors of 37 users with 2,000 memories each all fit): with the default model,
 the cosines they give differed from float32's by less than 0.002
 (tests/store/test_vector_index.py), and a search of 2,000 vectors takes 0.1 ms. Reading a user's vectors
 back goes through a BTREE index on ``user_id`` (made when the files open;
 each compaction adds the rows written since, which are scanned until then,
 and drops deleted ones): 9.1 ms without it, 4.3 ms with it, for one of 50
-users' 2,000 vectors in a table of 100,000.
+users' 2,000 vectors in a table of 100,000. A user's first search at
+200,000 vectors (350 users, each in one or two tables of 16,384) reads them
+in 2.6 ms.
 
 Native memory (tests/models/test_memory_flat.py): RSS grew by ~35 MB per 200 writes
 without end. pyarrow's default pool, mimalloc, kept the pages that the
@@ -58,10 +64,10 @@ from ovos_memory_service.common.errors import EmbeddingsUnavailable
 from ovos_memory_service.common.native_memory import tune_malloc
 
 TABLE = "memory_vectors"        # the first table; the next are memory_vectors_1, _2, ...
-SEGMENT_ROWS = 32_768           # vectors a table takes before the next is begun
+SEGMENT_ROWS = 16_384           # vectors a table takes before the next is begun
 LANCE_CACHE_BYTES = 16 << 20   # LanceDB's index and metadata caches, each
 SETTLE_ROWS = 256               # vectors written for a user before they are joined to the others
-CACHE_VECTORS = 100_000        # vectors kept in memory, over all users (about 50 MB at 384 dimensions, ids included)
+CACHE_VECTORS = 75_000         # vectors kept in memory, over all users (about 40 MB at 384 dimensions, ids included)
 WARM_SECONDS = 2               # reading ahead when the files open stops after this long
 STEP_BYTES = 1 << 19           # float32 work per step of the int8 arithmetic (Quantized)
 COMPACT_WRITES = 48            # writes (versions) between two compactions
@@ -79,7 +85,6 @@ class VectorIndex:
         try:
             import lancedb
             import pyarrow as pa
-            import pyarrow.compute  # noqa: F401 (pa.compute)
         except ImportError as e:
             raise EmbeddingsUnavailable(f"{e.name} is not installed: pip install lancedb")
         if os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system" and pa.default_memory_pool().backend_name != "system":
@@ -105,9 +110,6 @@ class VectorIndex:
             raise ValueError(f"the vector index was built with another model; run a reindex "
                              f"(dimension {built}, now {dim})")
         self._users = OrderedDict()  # user_id -> _UserVectors, least recently used first
-        # the users with vectors in the files when they opened: the vectors
-        # written for anyone else are all they have, kept in memory as written
-        self._filed = self._users_in_files()
         # the table's files: held by writes, reads and compaction, so that
         # compaction never removes files a read is using; taken before _cache_lock
         self._files_lock = threading.Lock()
@@ -129,21 +131,22 @@ class VectorIndex:
         }, schema=self.schema)
         written = Quantized.of(matrix)  # what the cached users keep of them
         with self._files_lock:
+            # a user with nothing in the files has all their vectors in what is written, kept in memory as written
+            unfiled = {user_id for _, _, user_id, _ in rows if not self._in_files(user_id)}
             newest = self._segment_for(len(rows))
             for older in self.segments[:-1]:  # a vector written again (its job replayed) leaves its older table
                 older.delete([memory_id for seq, memory_id, _, _ in rows if seq <= older.last_seq])
-            newest.merge(data, max(r[0] for r in rows))
+            newest.merge(data, max(r[0] for r in rows), {r[2] for r in rows})
             with self._cache_lock:
                 for i, (seq, memory_id, user_id, _) in enumerate(rows):
                     cached = self._users.get(user_id)
-                    if cached is None and user_id not in self._filed:
+                    if cached is None and user_id in unfiled:
                         cached = self._users[user_id] = _UserVectors.empty(self.dim)
                     if cached is not None:
                         cached.drop({memory_id})  # a rewritten memory replaces its vector
                         cached.new.append((seq, memory_id, written.codes[i], written.scale[i]))
                         if len(cached.new) >= SETTLE_ROWS:  # a row waiting costs half again a joined one
                             cached.settle()
-                self._filed.update(user_id for _, _, user_id, _ in rows)  # in the files now, if evicted
                 self._evict()
 
     def delete(self, ids: Sequence[str]) -> int:
@@ -175,18 +178,20 @@ class VectorIndex:
             self.segments.append(newest)
         return newest
 
-    def _read(self, columns: List[str], where: Optional[str] = None):
-        """``columns`` of the rows of every table (``where``: those that match)."""
+    def _in_files(self, user_id: str) -> bool:
+        return any(user_id in segment.users for segment in self.segments)
+
+    def _read(self, columns: List[str], user_id: Optional[str] = None):
+        """``columns`` of the rows of every table (``user_id``: of that user's,
+        from the tables that hold any)."""
         parts = []
         for segment in self.segments:
-            if segment.rows:
+            if segment.rows and (user_id is None or user_id in segment.users):
                 query = segment.table.search()
-                parts.append((query.where(where) if where else query).select(columns).limit(None).to_arrow())
+                if user_id is not None:
+                    query = query.where(f"user_id = {sql_string(user_id)}")
+                parts.append(query.select(columns).limit(None).to_arrow())
         return self.pa.concat_tables(parts) if parts else None
-
-    def _users_in_files(self) -> set:
-        found = self._read(["user_id"])
-        return set(self.pa.compute.unique(found["user_id"]).to_pylist()) if found is not None else set()
 
     def _user_vectors(self, user_id: str) -> "_Snapshot":
         """The user's vectors, as they are now; read from the table once,
@@ -203,7 +208,7 @@ class VectorIndex:
                 with self._cache_lock:
                     if user_id in self._users:  # another search read them meanwhile
                         continue
-                rows = self._read(["seq", "id", "vector"], f"user_id = {sql_string(user_id)}")
+                rows = self._read(["seq", "id", "vector"], user_id)
                 if rows is None:
                     copy = _UserVectors.empty(self.dim)
                 else:
@@ -313,7 +318,6 @@ class VectorIndex:
             for segment in self.segments:
                 self.db.drop_table(segment.name)
             self._users.clear()
-            self._filed = set()
 
     def clear(self):
         with self._files_lock, self._cache_lock:
@@ -321,7 +325,6 @@ class VectorIndex:
                 self.db.drop_table(segment.name)
             self.segments = [_Segment(self.db, TABLE, self.schema)]
             self._users.clear()
-            self._filed = set()
         self.purge()
 
 
@@ -335,15 +338,18 @@ class _Segment:
         self.writes = len(self.table.list_versions()) - 1  # since its last compaction
         self.rows = self.table.count_rows()
         self.deleted = self.writes > 0  # since the last compaction (a run killed before it may have deleted)
-        seqs = self.table.search().select(["seq"]).limit(None).to_arrow()["seq"] if self.rows else None
-        self.last_seq = int(seqs.to_numpy().max()) if seqs is not None else -1  # no memory of a later seq is here
+        held = self.table.search().select(["seq", "user_id"]).limit(None).to_arrow() if self.rows else None
+        self.last_seq = int(held["seq"].to_numpy().max()) if held is not None else -1  # no memory of a later seq is here
+        # the users it holds vectors of (or held: a delete leaves them here), whose reads look here
+        self.users = set(held["user_id"].unique().to_pylist()) if held is not None else set()
 
-    def merge(self, data, last_seq: int):
-        """Write ``data``'s rows, replacing those of the same ids."""
+    def merge(self, data, last_seq: int, users: set):
+        """Write ``data``'s rows (of ``users``), replacing those of the same ids."""
         self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
         self.writes += 1
         self.rows = self.table.count_rows()
         self.last_seq = max(self.last_seq, last_seq)
+        self.users |= users
 
     def delete(self, ids: Sequence[str]) -> int:
         """Delete the rows of ``ids``: a table that holds none is not written
