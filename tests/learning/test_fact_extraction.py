@@ -680,8 +680,12 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     ("i've got a dog named rex", "pet.dog.name", "Rex"),
     ("we've got an old tabby called whiskers", "pet.cat.name", "Whiskers"),
     ("I have got a hamster", "pet", "hamster"),
+    ("i've got a sister called maria", "family.sister.name", "Maria"),
+    ("we have a nephew named leo", "family.nephew.name", "Leo"),
+    ("i've got a brother who lives in berlin", "family.brother.residence", "Berlin"),
+    ("I have an aunt that lives in Boston", "family.aunt.residence", "Boston"),
 ])
-def test_a_pet_one_has_got(text, slot, value):
+def test_what_one_has_got(text, slot, value):
     found = [(f.slot, f.value) for f in extract_facts(text, "en-us")]
     assert (slot, value) in found, found
 
