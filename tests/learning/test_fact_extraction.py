@@ -676,6 +676,20 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     assert (slot, value) in found, found
 
 
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # small pets beyond dogs, cats and birds
+    ("en-us", "i have a pet rat called nibbles", "pet.rat.name", "Nibbles"),
+    ("en-us", "we have two ferrets", "pet", "ferrets"),
+    ("pt-pt", "tenho um furão chamado bolinhas", "pet.ferret.name", "Bolinhas"),
+    ("es-es", "tengo una iguana que se llama paca", "pet.lizard.name", "Paca"),
+    ("de-de", "ich habe eine ratte namens krümel", "pet.rat.name", "Krümel"),
+    ("de-de", "wir haben eine Rennmaus", "pet", "Rennmaus"),
+])
+def test_a_small_pet(lang, text, slot, value):
+    found = [(f.slot, f.value) for f in extract_facts(text, lang)]
+    assert (slot, value) in found, found
+
+
 @pytest.mark.parametrize("text,slot,value", [
     ("i've got a dog named rex", "pet.dog.name", "Rex"),
     ("we've got an old tabby called whiskers", "pet.cat.name", "Whiskers"),
