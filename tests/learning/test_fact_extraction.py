@@ -676,6 +676,26 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     assert (slot, value) in found, found
 
 
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "I turn 40 on March 3rd", "March 3rd"),
+    ("en-us", "on march third i turn forty", "march third"),
+    ("pt-pt", "a 3 de março faço 40", "3 de março"),
+    ("es-es", "cumplo cuarenta el tres de marzo", "tres de marzo"),
+    ("de-de", "am zwölften August werde ich fünfundzwanzig", "zwölften August"),
+])
+def test_the_day_one_turns_an_age_is_a_birthday(lang, text, value):
+    assert [(f.slot, f.value) for f in extract_facts(text, lang)] == [("birthday", value)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i turn off the lights on weekdays"),
+    ("es-es", "cumplo con mi trabajo el lunes"),
+    ("de-de", "am Montag werde ich umziehen"),
+])
+def test_turning_without_a_month_is_no_birthday(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "birthday"]
+
+
 @pytest.mark.parametrize("lang,text,slot,value", [
     # small pets beyond dogs, cats and birds
     ("en-us", "i have a pet rat called nibbles", "pet.rat.name", "Nibbles"),
