@@ -676,6 +676,32 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     assert (slot, value) in found, found
 
 
+@pytest.mark.parametrize("lang,text,slot,value", [
+    ("en-us", "my son is twelve", "family.son.age", "12"),
+    ("en-us", "my daughter sofia is six", "family.daughter.sofia.age", "6"),
+    ("en-us", "i have a twelve year old son", "family.son.age", "12"),
+    ("pt-pt", "temos uma filha de três anos", "family.daughter.age", "3"),
+    ("pt-pt", "a minha filha rita faz dez anos em maio", "family.daughter.rita.age", "10"),
+    ("es-es", "tengo un hijo de doce años, Marcos", "family.son.age", "12"),
+    ("es-es", "mi hija lucía cumple quince", "family.daughter.lucía.age", "15"),
+    ("de-de", "mein sohn ist zwölf", "family.son.age", "12"),
+    ("de-de", "meine tochter mila wird fünf", "family.daughter.mila.age", "5"),
+])
+def test_a_relatives_age(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "my son is twelve minutes late"),
+    ("en-us", "my son is one of the best"),
+    ("pt-pt", "o meu filho tem muitos amigos"),
+    ("es-es", "mi hijo tiene fiebre"),
+    ("de-de", "mein sohn wird arzt"),
+])
+def test_a_relative_said_with_no_number_has_no_age(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.endswith(".age")]
+
+
 @pytest.mark.parametrize("lang,text,value", [
     ("en-us", "I turn 40 on March 3rd", "March 3rd"),
     ("en-us", "on march third i turn forty", "march third"),
