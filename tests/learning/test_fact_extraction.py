@@ -676,6 +676,30 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     assert (slot, value) in found, found
 
 
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "i'm dating sarah", "Sarah"),
+    ("en-us", "I've been dating Tom for a year", "Tom"),
+    ("en-us", "ben and i are together", "Ben"),
+    ("pt-pt", "namoro com a sofia", "Sofia"),
+    ("es-es", "estoy saliendo con pablo", "Pablo"),
+    ("de-de", "ich bin seit zwei jahren mit jana zusammen", "Jana"),
+])
+def test_a_partner_one_dates(lang, text, value):
+    assert ("family.partner.name", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i'm dating again"),
+    ("en-us", "i've been dating online"),
+    ("pt-pt", "namoro com a ideia de mudar de casa"),
+    ("es-es", "salgo con frecuencia"),
+    ("es-es", "estoy saliendo con prisa"),
+    ("de-de", "ich bin mit dem auto unterwegs"),
+])
+def test_dating_no_one_names_no_partner(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "family.partner.name"]
+
+
 @pytest.mark.parametrize("lang,text,slot,value", [
     ("en-us", "my son is twelve", "family.son.age", "12"),
     ("en-us", "my daughter sofia is six", "family.daughter.sofia.age", "6"),
