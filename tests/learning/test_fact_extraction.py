@@ -677,6 +677,34 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
 
 
 @pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "i'm doing a master's in marine biology at uw", "marine biology at uw"),
+    ("en-us", "i'm in my final year of law", "law"),
+    ("pt-pt", "estou no segundo ano de engenharia mecânica", "engenharia mecânica"),
+    ("pt-pt", "tiro o curso de enfermagem", "enfermagem"),
+    ("es-es", "estudio quinto de medicina en la complutense", "medicina en la complutense"),
+    ("de-de", "ich bin im dritten Semester Informatik", "Informatik"),
+])
+def test_what_one_studies(lang, text, value):
+    assert ("studies", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i study in the evenings"),
+    ("en-us", "i'm studying for my exams"),
+    ("pt-pt", "estou a estudar para o exame"),
+    ("es-es", "estudio por la noche"),
+    ("de-de", "ich studiere abends"),
+])
+def test_studying_when_or_what_for_is_no_subject(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "studies"]
+
+
+def test_segundo_is_reported_speech_only_before_whom_it_reports():
+    assert not extract_facts("segundo o médico tenho asma", "pt-pt")
+    assert [f.slot for f in extract_facts("moro no segundo andar em lisboa", "pt-pt")] == ["residence"]
+
+
+@pytest.mark.parametrize("lang,text,value", [
     ("en-us", "i'm dating sarah", "Sarah"),
     ("en-us", "I've been dating Tom for a year", "Tom"),
     ("en-us", "ben and i are together", "Ben"),
