@@ -676,6 +676,31 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     assert (slot, value) in found, found
 
 
+@pytest.mark.parametrize("lang,text,slot,value", [
+    ("en-us", "I used to be a nurse", "occupation.former", "nurse"),
+    ("en-us", "i was a teacher for forty years", "occupation.former", "teacher"),
+    ("en-us", "i'm retired", "occupation.retired", "retired"),
+    ("pt-pt", "fui professor durante trinta anos", "occupation.former", "professor"),
+    ("pt-pt", "sou reformado", "occupation.retired", "reformado"),
+    ("es-es", "trabajé de camionero toda la vida", "occupation.former", "camionero"),
+    ("es-es", "estoy jubilado", "occupation.retired", "jubilado"),
+    ("de-de", "ich war dreißig Jahre Lehrer", "occupation.former", "Lehrer"),
+    ("de-de", "ich bin in Rente", "occupation.retired", "Rente"),
+])
+def test_work_one_did_and_retirement(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i used to be a smoker"),
+    ("pt-pt", "fui ao médico durante a manhã"),
+    ("es-es", "fui al médico durante la mañana"),
+    ("de-de", "ich war gestern müde"),
+])
+def test_what_one_was_that_is_no_job(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.startswith("occupation")]
+
+
 @pytest.mark.parametrize("lang,text,value", [
     ("en-us", "i'm doing a master's in marine biology at uw", "marine biology at uw"),
     ("en-us", "i'm in my final year of law", "law"),
