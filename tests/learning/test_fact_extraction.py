@@ -676,6 +676,29 @@ def test_a_pet_named_after_a_word_about_it(lang, text, slot, value):
     assert (slot, value) in found, found
 
 
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "i've got high blood pressure", "high blood pressure"),
+    ("en-us", "I was diagnosed with type 2 diabetes", "type 2 diabetes"),
+    ("en-us", "i'm diabetic", "diabetic"),
+    ("pt-pt", "sofro de enxaquecas", "enxaquecas"),
+    ("es-es", "tengo una hernia discal y me duele la espalda", "hernia discal"),
+    ("de-de", "ich leide unter Migräne", "Migräne"),
+])
+def test_a_lasting_health_condition(lang, text, value):
+    assert ("health.condition", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i have a meeting"),
+    ("en-us", "i have a friend with asthma"),
+    ("pt-pt", "tenho uma consulta amanhã"),
+    ("es-es", "tengo hambre"),
+    ("de-de", "ich habe einen Freund mit Asthma"),
+])
+def test_what_one_has_that_is_no_condition(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "health.condition"]
+
+
 @pytest.mark.parametrize("lang,text,slot,value", [
     ("en-us", "I used to be a nurse", "occupation.former", "nurse"),
     ("en-us", "i was a teacher for forty years", "occupation.former", "teacher"),
