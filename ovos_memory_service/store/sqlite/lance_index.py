@@ -13,10 +13,9 @@ MB (+51 to +168 MB a compaction between 20,000 and 100,000 vectors, LanceDB
 alone). So the vectors live in tables of at most ``SEGMENT_ROWS``: new
 vectors go to the newest table, and a compaction rewrites only the tables
 written to since the last one (the newest, and those a delete reached). This
-index alone, through 200,000 vectors of 350 users (/work/scratch/p40/vfill.py
-on the development machine): RSS peak 641 MB in one table, 372 in tables of
-32,768 and 333 in tables of 16,384 (with 75,000 vectors in memory), the
-writes 358, 129 and 137 s. A user's vectors are read from the tables that
+index alone, through 200,000 vectors of 350 users (benchmarks/vector_fill.py):
+RSS peak 641 MB in one table, 372 in tables of 32,768 and 333 in tables of
+16,384 (with 75,000 vectors in memory), the writes 358, 129 and 137 s. A user's vectors are read from the tables that
 hold any of them (a user who talked for a while sits in few).
 
 LanceDB's session caches the metadata of every version it has seen, with no
