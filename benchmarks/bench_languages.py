@@ -29,7 +29,7 @@ from tests.isolation import isolate  # noqa: E402
 
 isolate(tempfile.mkdtemp(prefix="ovos-memory-languages-"))
 
-from tests.sandbox import Stack  # noqa: E402
+from tests.sandbox import Stack, verified  # noqa: E402
 
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 
@@ -87,7 +87,7 @@ def measure(lang: str, rounds: int) -> dict:
                 stack.ok("memory.recall", {"user_id": user, "query": question}, session_id=user)
                 recall.append((time.perf_counter() - started) * 1000)
                 started = time.perf_counter()
-                stack.ok("memory.context.build", {"user_id": user, "utterance": question}, session_id=user)
+                stack.ok("memory.context.build", {"user_id": user, "utterance": question}, session=verified(user))
                 build.append((time.perf_counter() - started) * 1000)
         return {"lang": lang, "model": stats["embedding_model"], "reranker": stats.get("reranker"),
                 "idle_mb": idle, "filled_mb": rss_mb(stack.service.pid), "turns": stack.ok("memory.stats")["vectors"],

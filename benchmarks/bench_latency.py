@@ -78,7 +78,7 @@ from ovos_memory_service.common.wire import parse_messages  # noqa: E402
 from ovos_memory_service.store import open_store  # noqa: E402
 from ovos_memory_service.store.migrate import migrate  # noqa: E402
 from tests.pg import PostgresServer  # noqa: E402
-from tests.sandbox import Stack, connect, stop, wait_ready  # noqa: E402
+from tests.sandbox import Stack, connect, stop, verified, wait_ready  # noqa: E402
 
 from benchmarks import latency_store as filled  # noqa: E402
 
@@ -386,7 +386,7 @@ def over_bus(root: Path, template: dict, work: dict, warmup: int, ready_timeout:
                                 env=stack.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def call(msg_type, user, data, timeout=120):
-            context = {"session": {"session_id": asking(user).session_id, "lang": LANG}}
+            context = {"session": verified(asking(user).session_id, lang=LANG)}
             reply = stack.client.request(msg_type, {**data, "user_id": user}, context, timeout=timeout)
             if reply.get("ok") is not True:
                 raise RuntimeError(f"{msg_type} failed: {reply}")

@@ -157,7 +157,8 @@ class OverTheBus:
         wait_ready(self.stack.client, timeout=120)
 
     def request(self, msg_type: str, user: str, session: str, data: dict) -> dict:
-        context = {"session": {"session_id": session, "lang": "en-us"}}
+        from tests.sandbox import verified
+        context = {"session": verified(session, lang="en-us")}
         reply = self.stack.client.request(msg_type, {**data, "user_id": user}, context, timeout=120)
         if reply.get("ok") is not True:
             raise RuntimeError(f"{msg_type} failed: {reply}")

@@ -63,7 +63,7 @@ isolate(_SANDBOX)
 from ovos_memory_service.common.items import KINDS  # noqa: E402
 from ovos_memory_service.models.embedder import MODEL_ENV  # noqa: E402
 from ovos_memory_service.models.reranker import RERANK_LOADING  # noqa: E402
-from tests.sandbox import Stack, wait_ready  # noqa: E402
+from tests.sandbox import Stack, verified, wait_ready  # noqa: E402
 
 DATA_DIR = os.path.join(ROOT, "benchmarks", "understanding")
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
@@ -102,7 +102,7 @@ class Daemon:
             raise
 
     def request(self, msg_type: str, user: str, data: dict) -> dict:
-        context = {"session": {"session_id": user, "lang": self.lang}}
+        context = {"session": verified(user, lang=self.lang)}
         reply = self.stack.client.request(msg_type, {**data, "user_id": user}, context, timeout=REQUEST_TIMEOUT)
         if reply.get("ok") is not True:
             raise RuntimeError(f"{msg_type} failed: {reply}")

@@ -18,6 +18,13 @@ from ovos_memory_service.common.client import MemoryClient, ResilientBusClient
 from ovos_memory_service.models.reranker import RERANK_LOADING
 
 
+def verified(session_id: str, **session) -> dict:
+    """The serialized Session of a speaker verified just now (auth_level 3,
+    OVOS-USER-ID-1): a request that names a user_id needs it for that user's
+    long-term memories to enter a memory.context.build (common/access.py)."""
+    return {"session_id": session_id, "auth_level": 3, "authenticated_at": time.time(), **session}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
