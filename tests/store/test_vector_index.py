@@ -208,3 +208,21 @@ def test_tables_of_a_bounded_size_keep_every_promise_of_one(tmp_path, monkeypatc
             assert b"zelinda" not in path.read_bytes(), path
     assert cold.ids() == ana and cold.search(unit(1), "zelinda", 0, 10) == []
     assert {m for m, _ in VectorIndex(folder, DIM).search(unit(1), "ana", 0, 1000)} == ana
+
+
+def test_clearing_the_index_removes_every_table(tmp_path, monkeypatch):
+    """A reindex (``clear``) starts from one empty table: no vector, and no
+    table of the old ones, is left in the folder."""
+    monkeypatch.setattr(lance_index, "SEGMENT_ROWS", 32)
+    folder = tmp_path / "vectors"
+    index = VectorIndex(folder, DIM)
+    for start in range(0, 100, 10):
+        index.upsert(rows("ana", start, 10))
+    assert len(index.segments) > 2
+    index.clear()
+    assert index.count() == 0 and index.ids() == set() and index.search(unit(1), "ana", 0, 10) == []
+    assert [p.name for p in folder.glob("*.lance")] == ["memory_vectors.lance"]
+    reopened = VectorIndex(folder, DIM)
+    assert len(reopened.segments) == 1 and reopened.count() == 0
+    reopened.upsert(rows("ana", 200, 3))
+    assert {m for m, _ in VectorIndex(folder, DIM).search(unit(200), "ana", 0, 10)} == {"ana-200", "ana-201", "ana-202"}
