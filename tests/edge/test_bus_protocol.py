@@ -10,6 +10,8 @@ import uuid
 import pytest
 from ovos_bus_client import Message
 
+from tests.sandbox import verified
+
 pytestmark = pytest.mark.stack
 REQUEST_TYPES = ["memory.context.build", "memory.history.update", "memory.history.get",
                  "memory.recall", "memory.list", "memory.remember", "memory.forget",
@@ -84,9 +86,9 @@ def test_sessions_users_and_personas_are_isolated(stack):
     assert stack.ok("memory.recall", {"query": "wifi password"}, session_id=b)["memories"] == []
     # the same user in another session recalls it, but never as verbatim history
     same_user = {"user_id": a}
-    verified = {"auth_level": 3, "authenticated_at": time.time()}  # a named user's memories need level 3
+    # a named user's memories need level 3
     built = stack.ok("memory.context.build", {"utterance": "what is the wifi password", **same_user},
-                     session_id=b, session=verified)
+                     session=verified(b))
     assert [m["role"] for m in built["messages"]] == ["system", "user"]
     assert "hunter2" in built["messages"][0]["content"]
     assert stack.ok("memory.history.get", same_user, session_id=b)["messages"] == []

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from ovos_memory_service.learning.facts import ExtractedFact, PatternError, extract_facts
+from ovos_memory_service.learning.facts.asked import answers, asked_slots
 from ovos_memory_service.learning.facts.extract import LISTS, is_question, load_language, parse_facts
 from ovos_memory_service.common.resources import locale_dir
 
@@ -691,7 +692,6 @@ def test_an_ex_is_a_relation_of_its_own(lang, text, slot):
 ])
 def test_a_question_about_an_ex_is_not_answered_by_the_dog(lang, question):
     """"cómo se llama mi exmujer" asked for a name, so the German shepherd's answered it (0.61)."""
-    from ovos_memory_service.learning.facts.asked import answers, asked_slots
     assert answers("pet.dog.name", asked_slots(question, lang)) is False
 
 

@@ -1,13 +1,13 @@
 """Facts about the user that stay true: the fact model on a real store, facts
 learnt from conversations without an LLM, and a later session that knows them,
 in four languages over a real bus."""
-import time
 import uuid
 
 import pytest
 
 from ovos_memory_service.store import Visible
 from tests.helpers import assistant, eventually, exchange, scope, store, user
+from tests.sandbox import verified
 
 
 def facts(engine, sc, kinds=("fact", "preference", "skill")):
@@ -134,9 +134,8 @@ def test_a_conversation_leaves_current_facts_a_later_session_knows(stack, lang):
     eventually(lambda: all(piece in current_facts() for piece in expected) and old_home not in current_facts(),
                timeout=30, what=f"the facts {expected} without {old_home!r}")
     # a user named in the data has memories in a build at level 3 (access_levels.context)
-    later = {"session": {"session_id": f"{person}-b", "lang": lang, "auth_level": 3,
-                         "authenticated_at": time.time()}}
-    built = stack.ok("memory.context.build", {"user_id": person, "utterance": question}, **later)
+    built = stack.ok("memory.context.build", {"user_id": person, "utterance": question},
+                     session=verified(f"{person}-b", lang=lang))
     block = built["messages"][0]["content"]
     assert block.startswith(HEADINGS[lang] + "\n")  # in the conversation's language
     for piece in expected:

@@ -22,7 +22,7 @@ from ovos_memory_service.common.client import MemoryTimeout
 from ovos_memory_service.store.postgresql.connection import CLAIMANTS
 from ovos_memory_service.store.postgresql.memories import EMBEDDABLE
 from tests.helpers import eventually
-from tests.sandbox import Stack
+from tests.sandbox import Stack, verified
 
 pytestmark = pytest.mark.stack
 
@@ -249,7 +249,7 @@ def test_a_forget_through_one_daemon_is_gone_from_the_other_at_once_and_announce
         assert not gone & {r["id"] for r in export(b, user)}
         assert {r["id"] for r in export(b, user)} == set(kept)
         built = b.ok("memory.context.build", {"user_id": user, "utterance": "what is my sister called?"},
-                     session_id=SESSION, session={"auth_level": 3, "authenticated_at": time.time()})
+                     session=verified(SESSION))
         assert not gone & {m["id"] for m in built["memories"]}
         assert not any("Eva" in str(m["content"]) for m in built["messages"][:-1]), built["messages"]
         assert any("flowerpot" in str(m["content"]) for m in built["messages"])  # what was kept still is
