@@ -314,17 +314,19 @@ class VectorIndex:
     def drop(self):
         """Remove the tables and their files (the vectors of another model)."""
         with self._files_lock, self._cache_lock:
-            for segment in self.segments:
-                self.db.drop_table(segment.name)
-            self._users.clear()
+            self._drop_tables()
 
     def clear(self):
         with self._files_lock, self._cache_lock:
-            for segment in self.segments:
-                self.db.drop_table(segment.name)
+            self._drop_tables()
             self.segments = [_Segment(self.db, TABLE, self.schema)]
-            self._users.clear()
         self.purge()
+
+    def _drop_tables(self):
+        """(Both locks held.)"""
+        for segment in self.segments:
+            self.db.drop_table(segment.name)
+        self._users.clear()
 
 
 class _Segment:
