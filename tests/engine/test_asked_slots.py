@@ -223,3 +223,40 @@ def test_forgetting_a_topic_takes_the_facts_of_its_slot(make_engine, lang, said,
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang][2:])
     listed = {m.content for m in engine.forget(sc, query=topic, dry_run=True)}
     assert said in listed, listed
+
+
+# other places and journeys a user told of, and small talk
+PLACES_AND_MORE = {
+    "en-us": ["i work as a nurse", "i live in leeds", "my sister lives in madrid", "i grew up in dublin",
+              "i love jazz", "my son plays football on saturdays", "i'm allergic to cats", "i read a lot of crime novels",
+              "what's the weather like", "how far is the moon", "tell me a joke", "set a timer for ten minutes"],
+    "pt-pt": ["sou enfermeira", "moro em braga", "a minha irmã vive em madrid", "sou de viseu",
+              "adoro fado", "o meu filho joga futebol ao sábado", "sou alérgica a gatos", "leio muitos policiais",
+              "como está o tempo", "a que distância fica a lua", "conta-me uma anedota", "põe um temporizador de dez minutos"],
+    "es-es": ["soy enfermera", "vivo en soria", "mi hermana vive en madrid", "soy de cádiz",
+              "me encanta el jazz", "mi hijo juega al fútbol los sábados", "soy alérgica a los gatos",
+              "leo muchas novelas policiacas",
+              "qué tiempo hace", "a qué distancia está la luna", "cuéntame un chiste", "pon un temporizador de diez minutos"],
+    "de-de": ["ich bin krankenschwester", "ich wohne in bremen", "meine schwester wohnt in madrid",
+              "ich komme aus dresden", "ich liebe jazz", "mein sohn spielt samstags fußball",
+              "ich bin allergisch gegen katzen", "ich lese gern krimis",
+              "wie wird das wetter", "wie weit ist der mond", "erzähl mir einen witz", "stell einen timer auf zehn minuten"],
+}
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    # a trip one plans, asked by what it is (a trip, a destination), not by where
+    ("pt-pt", "em outubro vamos a sevilha", "qual é o destino da nossa próxima viagem"),
+    ("es-es", "en verano nos vamos a asturias", "cuál es nuestro próximo viaje"),
+    ("es-es", "en semana santa voy a granada", "a dónde viajo"),
+    ("de-de", "über weihnachten fliegen wir nach teneriffa", "was ist unser reiseziel"),
+    # how one gets around, asked without the vehicle
+    ("en-us", "i ride my bike everywhere", "how do i get around"),
+    ("en-us", "i take the train to work", "how do i commute"),
+    ("es-es", "voy a todas partes en bici", "cómo me desplazo por la ciudad"),
+    ("de-de", "ich fahre überall mit dem rad hin", "womit bin ich unterwegs"),
+])
+def test_trips_and_getting_around_are_found_by_what_they_are(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, *PLACES_AND_MORE[lang][:4], said, *PLACES_AND_MORE[lang][4:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert found and said in [m.content for m in found[:2]], [(m.content, m.score) for m in found]

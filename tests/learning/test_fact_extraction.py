@@ -12,7 +12,7 @@ from ovos_memory_service.learning.facts.extract import LISTS, is_question, load_
 from ovos_memory_service.common.resources import locale_dir
 
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
-FAMILIES = ("name", "residence", "likes", "family", "pets", "work", "birthday", "health", "skills")
+FAMILIES = ("name", "residence", "likes", "family", "pets", "work", "birthday", "health", "skills", "travel")
 
 # (utterance, slot, value, kind, multi)
 POSITIVE = {
@@ -43,6 +43,7 @@ POSITIVE = {
         ("I don't eat pork", "diet.avoids", "pork", "preference", True),
         ("I can play the piano", "skill.plays", "piano", "skill", True),
         ("I speak German", "skill.language", "German", "skill", True),
+        ("In June we're going to Scotland", "trip", "Scotland", "fact", True),
     ],
     "pt-pt": [
         ("Chamo-me Ana.", "name", "Ana", "fact", False),
@@ -67,6 +68,7 @@ POSITIVE = {
         ("Sou vegetariano", "diet", "vegetariano", "preference", False),
         ("Sei tocar piano", "skill.plays", "piano", "skill", True),
         ("Falo alemão", "skill.language", "alemão", "skill", True),
+        ("No verão vamos ao Algarve", "trip", "Algarve", "fact", True),
     ],
     "es-es": [
         ("Me llamo Lucía.", "name", "Lucía", "fact", False),
@@ -88,6 +90,7 @@ POSITIVE = {
         ("Soy alérgica a los frutos secos", "allergy", "frutos secos", "fact", True),
         ("Soy vegana", "diet", "vegana", "preference", False),
         ("Hablo alemán", "skill.language", "alemán", "skill", True),
+        ("En agosto nos vamos a Galicia", "trip", "Galicia", "fact", True),
         ("Sé tocar la guitarra", "skill.plays", "guitarra", "skill", True),
     ],
     "de-de": [
@@ -113,6 +116,7 @@ POSITIVE = {
         ("Ich bin Vegetarier", "diet", "Vegetarier", "preference", False),
         ("Ich kann Klavier spielen", "skill.plays", "Klavier", "skill", True),
         ("Ich spreche Portugiesisch", "skill.language", "Portugiesisch", "skill", True),
+        ("Im August fahren wir nach Italien", "trip", "Italien", "fact", True),
     ],
 }
 
@@ -132,6 +136,8 @@ NEGATIVE = {
         "health": ("Am I allergic to peanuts?", "Suppose I'm allergic to peanuts",
                    "She told me I'm allergic to peanuts"),
         "skills": ("Can I play the piano?", "I wish I could play the piano", "Anna can play the piano"),
+        "travel": ("Are we going to Spain in June?", "If we went to Spain in June we would need a car",
+                   "My boss is flying to Spain in June"),
     },
     "pt-pt": {
         "name": ("Como me chamo?", "Se me chamasse Ana seria diferente", "Ela chama-se Ana"),
@@ -149,6 +155,8 @@ NEGATIVE = {
         "health": ("Sou alérgico ao marisco?", "Talvez seja alérgico ao marisco",
                    "O médico disse que sou alérgico ao marisco"),
         "skills": ("Sei tocar piano?", "Quem me dera saber tocar piano", "A Ana sabe tocar piano"),
+        "travel": ("Em agosto vamos a Espanha?", "Se em agosto fôssemos a Espanha era ótimo",
+                   "Em agosto a Ana vai a Espanha"),
     },
     "es-es": {
         "name": ("¿Me llamo Ana?", "Si me llamara Ana sería distinto", "Ella se llama Ana"),
@@ -164,6 +172,8 @@ NEGATIVE = {
         "health": ("¿Soy alérgico al marisco?", "Tal vez soy alérgico al marisco",
                    "El médico dice que soy alérgico al marisco"),
         "skills": ("¿Sé tocar el piano?", "Ojalá sé tocar el piano", "Ana sabe tocar el piano"),
+        "travel": ("¿En agosto nos vamos a Italia?", "Si en agosto nos fuéramos a Italia sería genial",
+                   "En agosto mi jefe se va a Italia"),
     },
     "de-de": {
         "name": ("Heiße ich Anna?", "Wenn ich Anna heißen würde, wäre alles anders", "Sie heißt Anna"),
@@ -181,6 +191,8 @@ NEGATIVE = {
                    "Der Arzt sagt, ich bin allergisch gegen Nüsse"),
         "skills": ("Kann ich Klavier spielen?", "Ich würde gern Klavier spielen können",
                    "Anna kann Klavier spielen"),
+        "travel": ("Fahren wir im August nach Italien?", "Wenn wir im August nach Italien fahren würden",
+                   "Im August fährt mein Chef nach Italien"),
     },
 }
 
@@ -196,6 +208,7 @@ NEGATION = {
         "birthday": ("My birthday is not on Monday", "birthday", "Monday"),
         "health": ("I'm not allergic to nuts", "allergy", "nuts"),
         "skills": ("I don't speak French", "skill.language", "French"),
+        "travel": ("We're not going to Spain any more", "trip", "Spain"),
     },
     "pt-pt": {
         "name": ("Não me chamo Bruno", "name", "Bruno"),
@@ -207,6 +220,7 @@ NEGATION = {
         "birthday": ("Não faço anos a 3 de maio", "birthday", "3 de maio"),
         "health": ("Não sou alérgico a nozes", "allergy", "nozes"),
         "skills": ("Não falo francês", "skill.language", "francês"),
+        "travel": ("Já não vamos a Espanha", "trip", "Espanha"),
     },
     "es-es": {
         "name": ("No me llamo Bruno", "name", "Bruno"),
@@ -218,6 +232,7 @@ NEGATION = {
         "birthday": ("Mi cumpleaños no es el 3 de mayo", "birthday", "3 de mayo"),
         "health": ("No soy alérgico a las nueces", "allergy", "nueces"),
         "skills": ("No hablo francés", "skill.language", "francés"),
+        "travel": ("Ya no nos vamos a Italia", "trip", "Italia"),
     },
     "de-de": {
         "name": ("Ich heiße nicht Bruno", "name", "Bruno"),
@@ -229,13 +244,14 @@ NEGATION = {
         "birthday": ("Mein Geburtstag ist nicht am 3. Mai", "birthday", "3. Mai"),
         "health": ("Ich bin nicht allergisch gegen Nüsse", "allergy", "Nüsse"),
         "skills": ("Ich spreche kein Französisch", "skill.language", "Französisch"),
+        "travel": ("Wir fahren nicht mehr nach Spanien", "trip", "Spanien"),
     },
 }
 
 SLOT_FAMILY = {"name": "name", "residence": "residence", "origin": "residence", "likes": "likes",
                "dislikes": "likes", "pet": "pets", "employer": "work", "occupation": "work",
                "birthday": "birthday", "age": "birthday", "allergy": "health", "diet": "health",
-               "diet.avoids": "health", "intolerance": "health"}
+               "diet.avoids": "health", "intolerance": "health", "trip": "travel", "transport": "travel"}
 
 
 def family_of(slot):
@@ -878,3 +894,66 @@ def test_what_one_has_got(text, slot, value):
 def test_a_new_baby_and_its_name(lang, text, value):
     found = [(f.slot, f.value) for f in extract_facts(text, lang)]
     assert ("family.baby.name", value) in found, found
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "this summer i'm going to greece", "Greece"),
+    ("en-us", "we're going on holiday to crete", "Crete"),
+    ("en-us", "in april we're flying to lisbon with my sister", "Lisbon"),
+    ("pt-pt", "em setembro vou a paris com uma amiga", "Paris"),
+    ("pt-pt", "vamos de férias para a madeira", "Madeira"),
+    ("pt-pt", "no natal vamos passar uns dias a viseu", "Viseu"),
+    ("es-es", "este verano voy a roma", "Roma"),
+    ("es-es", "nos vamos de vacaciones a mallorca", "Mallorca"),
+    ("es-es", "en octubre me voy con mis primas a oporto", "Oporto"),
+    ("de-de", "nächsten sommer fliegen wir nach mallorca", "Mallorca"),
+    ("de-de", "wir machen urlaub an der ostsee", "Ostsee"),
+    ("de-de", "im mai geht's mit dem zelt nach schweden", "Schweden"),
+    ("de-de", "ostern machen wir eine radtour an den bodensee", "Bodensee"),
+])
+def test_a_trip_one_plans(lang, text, value):
+    assert ("trip", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "tomorrow i'm going to the dentist"),
+    ("en-us", "in june i'm going to the doctor"),
+    ("en-us", "i'm going to bed"),
+    ("pt-pt", "amanhã vou ao médico"),
+    ("pt-pt", "em junho vou ao dentista"),
+    ("pt-pt", "vamos ao cinema no sábado"),
+    ("es-es", "hoy voy al supermercado"),
+    ("es-es", "en mayo voy al médico"),
+    ("de-de", "morgen fahre ich zur arbeit"),
+    ("de-de", "im mai fahre ich zum arzt"),
+])
+def test_an_errand_is_no_trip(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "trip"]
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "i take the bus to work", "bus"),
+    ("en-us", "i ride my bike everywhere", "bike"),
+    ("en-us", "i get around by scooter", "scooter"),
+    ("pt-pt", "vou para o trabalho de comboio", "comboio"),
+    ("pt-pt", "ando sempre de bicicleta", "bicicleta"),
+    ("pt-pt", "apanho o autocarro todos os dias", "autocarro"),
+    ("es-es", "voy a la oficina en autobús", "autobús"),
+    ("es-es", "me muevo en moto por la ciudad", "moto"),
+    ("de-de", "ich fahre jeden morgen mit dem bus zur arbeit", "Bus"),
+    ("de-de", "ich pendle mit der s-bahn", "S-Bahn"),
+])
+def test_how_one_gets_around(lang, text, value):
+    assert ("transport", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i take the dog out every morning"),
+    ("en-us", "the bus was late today"),
+    ("pt-pt", "ando de mau humor"),
+    ("pt-pt", "vou de férias em agosto"),
+    ("es-es", "voy en serio"),
+    ("de-de", "ich fahre mit meiner frau nach hause"),
+])
+def test_what_is_no_way_of_getting_around(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "transport"]
