@@ -259,4 +259,6 @@ PLACES_AND_MORE = {
 def test_trips_and_getting_around_are_found_by_what_they_are(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, *PLACES_AND_MORE[lang][:4], said, *PLACES_AND_MORE[lang][4:])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
-    assert found and said in [m.content for m in found[:2]], [(m.content, m.score) for m in found]
+    # the statement, or the fact learnt from it
+    assert [m for m in found[:2] if m.content == said or m.slot in ("trip", "transport")], \
+        [(m.content, m.score) for m in found]
