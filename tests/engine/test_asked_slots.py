@@ -225,6 +225,12 @@ def test_forgetting_a_topic_takes_the_facts_of_its_slot(make_engine, lang, said,
     assert said in listed, listed
 
 
+def said_or_learnt_from(engine, sc, said, items):
+    """Those of ``items`` that are the statement ``said``, or a fact learnt from it."""
+    turn = {t.id for t in engine.list(sc, ("turn",), 1000, 0, "all")[0] if t.content == said}
+    return [m for m in items if m.content == said or set(m.sources or ()) & turn]
+
+
 # other places and journeys a user told of, and small talk
 PLACES_AND_MORE = {
     "en-us": ["i work as a nurse", "i live in leeds", "my sister lives in madrid", "i grew up in dublin",
@@ -259,6 +265,19 @@ PLACES_AND_MORE = {
 def test_trips_and_getting_around_are_found_by_what_they_are(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, *PLACES_AND_MORE[lang][:4], said, *PLACES_AND_MORE[lang][4:])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
-    # the statement, or the fact learnt from it
-    assert [m for m in found[:2] if m.content == said or m.slot in ("trip", "transport")], \
-        [(m.content, m.score) for m in found]
+    assert said_or_learnt_from(engine, sc, said, found[:2]), [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    # a spouse who died: asked as whether one is widowed
+    ("en-us", "my husband passed away in 2020", "am i a widow"),
+    ("pt-pt", "o meu marido faleceu há dois anos", "sou viúva"),
+    ("es-es", "mi mujer murió el año pasado", "soy viudo"),
+    ("de-de", "mein mann ist vor fünf jahren gestorben", "bin ich witwe"),
+    # a partner called one's better half, asked by the partner's usual name
+    ("de-de", "meine bessere hälfte kommt aus kiel", "woher kommt meine frau"),
+])
+def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, *PLACES_AND_MORE[lang][:4], said, *PLACES_AND_MORE[lang][4:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert said_or_learnt_from(engine, sc, said, found[:2]), [(m.content, m.score) for m in found]

@@ -957,3 +957,66 @@ def test_how_one_gets_around(lang, text, value):
 ])
 def test_what_is_no_way_of_getting_around(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "transport"]
+
+
+@pytest.mark.parametrize("lang,text,slot", [
+    ("en-us", "my wife passed away three years ago", "family.wife.deceased"),
+    ("en-us", "i lost my father in 2015", "family.father.deceased"),
+    ("en-us", "i'm a widower", "family.spouse.deceased"),
+    ("pt-pt", "o meu marido faleceu no ano passado", "family.husband.deceased"),
+    ("pt-pt", "a minha mãe morreu em 2010", "family.mother.deceased"),
+    ("pt-pt", "sou viúva", "family.spouse.deceased"),
+    ("es-es", "mi mujer murió hace dos años", "family.wife.deceased"),
+    ("es-es", "mi padre falleció en 2019", "family.father.deceased"),
+    ("es-es", "soy viudo", "family.spouse.deceased"),
+    ("de-de", "mein mann ist vor zwei jahren gestorben", "family.husband.deceased"),
+    ("de-de", "meine mutter ist letztes jahr verstorben", "family.mother.deceased"),
+    ("de-de", "ich bin verwitwet", "family.spouse.deceased"),
+])
+def test_a_relative_who_died(lang, text, slot):
+    assert slot in [f.slot for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "my phone died"),
+    ("en-us", "my sister's dog passed away"),
+    ("pt-pt", "o meu telemóvel morreu"),
+    ("es-es", "mi coche murió en la autopista"),
+    ("de-de", "mein handy ist gestorben"),
+])
+def test_what_died_that_was_no_relative(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.endswith(".deceased")]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    ("en-us", "my parents own a bakery in leeds", "family.parents.business", "bakery in leeds"),
+    ("en-us", "my uncle runs a garage", "family.uncle.business", "garage"),
+    ("pt-pt", "os meus pais têm uma padaria em tomar", "family.parents.business", "padaria em tomar"),
+    ("pt-pt", "o meu irmão tem um restaurante", "family.brother.business", "restaurante"),
+    ("es-es", "mis padres tienen una ferretería en vigo", "family.parents.business", "ferretería en vigo"),
+    ("de-de", "meine eltern haben eine bäckerei in ulm", "family.parents.business", "Bäckerei in Ulm"),
+    ("de-de", "mein onkel hat einen bauernhof", "family.uncle.business", "Bauernhof"),
+])
+def test_a_business_a_relative_owns(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "my parents have a dog"),
+    ("en-us", "my brother has a cold"),
+    ("pt-pt", "os meus pais têm uma casa na praia"),
+    ("es-es", "mi hermano tiene una moto"),
+    ("de-de", "meine eltern haben ein haus am see"),
+])
+def test_what_a_relative_has_that_is_no_business(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.endswith(".business")]
+
+
+@pytest.mark.parametrize("lang,text,slot", [
+    ("en-us", "my better half grew up in ohio", "family.partner.origin"),
+    ("pt-pt", "a minha cara-metade é de braga", "family.partner.origin"),
+    ("es-es", "mi media naranja es de jaén", "family.partner.origin"),
+    ("de-de", "meine bessere hälfte kommt aus kiel", "family.partner.origin"),
+])
+def test_a_partner_called_ones_better_half(lang, text, slot):
+    assert slot in [f.slot for f in extract_facts(text, lang)]
