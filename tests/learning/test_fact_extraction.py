@@ -865,6 +865,9 @@ def test_turning_without_a_month_is_no_birthday(lang, text):
     ("es-es", "tengo una iguana que se llama paca", "pet.lizard.name", "Paca"),
     ("de-de", "ich habe eine ratte namens krümel", "pet.rat.name", "Krümel"),
     ("de-de", "wir haben eine Rennmaus", "pet", "Rennmaus"),
+    # a horse by its sex or age
+    ("de-de", "meine stute heißt luna", "pet.horse.name", "Luna"),
+    ("en-us", "my mare is called star", "pet.horse.name", "Star"),
 ])
 def test_a_small_pet(lang, text, slot, value):
     found = [(f.slot, f.value) for f in extract_facts(text, lang)]
