@@ -66,7 +66,7 @@ FITTED = {
     "sentence-transformers/all-MiniLM-L6-v2": Fitted(
         (-8.31, 1.92, 7.02, 3.29, 1.77, 3.16, 1.69, 6.37, 1.8, 5.66), (-1.43, 0.65, 1.08), (0.11, 0.09)),
     "google/universal-sentence-encoder-multilingual-3": Fitted(
-        (-5.67, 0.02, 6.32, 0.0, 1.39, 6.37, 0.37, 6.57, 1.12, 4.03), (-1.43, 0.63, 1.1), (0.06, 0.08)),
+        (-6.05, -0.18, 7.48, 0.0, 1.59, 5.74, 0.0, 6.98, 1.2, 6.51), (-1.87, 0.62, 1.68), (0.06, 0.08)),
 }
 # memories without a vector (not embedded yet, or semantic recall off): words only
 KEYWORDS_ONLY = Fitted((-5.7, -0.85, 7.88, 7.14, 1.98, 6.85, 1.78, 4.63), (-1.38, 0.65, 1.33))
