@@ -137,6 +137,12 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     ("en-us", "my sister ana lives in porto", "what car does my sister drive"),
     # nor does another's name answer a name asked
     ("de-de", "meine stute heißt luna", "wie heißt mein freund"),
+    # a relative named is who the question is about, not its answer: what else is said of them is none
+    ("es-es", "mi marido y yo nos casamos en la iglesia del pueblo", "de dónde es mi marido"),
+    ("pt-pt", "a minha irmã adora cozinhar", "onde é que a minha irmã trabalha"),
+    ("en-us", "my brother and i go fishing every summer", "where does my brother live"),
+    ("de-de", "mein vater und ich gehen oft angeln", "woher kommt mein vater"),
+    ("en-us", "my daughter loves horses", "what is my daughter studying"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
