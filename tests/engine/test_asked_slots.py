@@ -286,3 +286,19 @@ def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_e
     engine, sc = told(make_engine, lang, *PLACES_AND_MORE[lang][:4], said, *PLACES_AND_MORE[lang][4:])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert said_or_learnt_from(engine, sc, said, found[:2]), [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,question,slot", [
+    # a bird asked for is a parrot, a budgie or a canary too
+    ("de-de", "was für ein vogel lebt bei mir", "pet.parrot.name"),
+    ("pt-pt", "que pássaro é que eu tenho", "pet.parrot.name"),
+    # two words that ask together
+    ("de-de", "welches gewürz kann ich nicht leiden", "dislikes"),
+    ("de-de", "an welchem tag bin ich auf die welt gekommen", "birthday"),
+    # an injury, a food restriction
+    ("en-us", "what injuries have i had", "health.injury"),
+    ("pt-pt", "que lesões é que eu tive", "health.injury"),
+    ("es-es", "tengo alguna restricción alimentaria", "intolerance"),
+])
+def test_what_a_question_asks_in_everyday_words(lang, question, slot):
+    assert answers(slot, asked_slots(question, lang)) is True

@@ -1023,3 +1023,54 @@ def test_what_a_relative_has_that_is_no_business(lang, text):
 ])
 def test_a_partner_called_ones_better_half(lang, text, slot):
     assert slot in [f.slot for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a food that does not agree with one, said of the food
+    ("en-us", "dairy doesn't agree with me", "intolerance", "dairy"),
+    ("pt-pt", "a lactose faz-me mal à barriga", "intolerance", "lactose"),
+    ("es-es", "la leche me sienta fatal", "intolerance", "leche"),
+    ("de-de", "milch vertrage ich nicht", "intolerance", "Milch"),
+    # a move told from where to where
+    ("en-us", "we moved from boston to denver last year", "residence", "Denver"),
+    ("pt-pt", "mudei-me de faro para braga", "residence", "Braga"),
+    ("es-es", "me mudé de cádiz a granada", "residence", "Granada"),
+    ("de-de", "ich bin von köln nach bonn gezogen", "residence", "Bonn"),
+    ("de-de", "meine oma ist letztes jahr nach lübeck gezogen", "family.grandmother.residence", "Lübeck"),
+    # a condition said with where it hurts
+    ("de-de", "ich habe rheuma in den knien", "health.condition", "Rheuma in den Knien"),
+    # work told with when, or as teaching, or by the years in it
+    ("en-us", "i work nights as a nurse", "occupation", "nurse"),
+    ("pt-pt", "dou explicações de inglês", "occupation", "inglês"),
+    ("es-es", "llevo quince años de fontanero", "occupation", "fontanero"),
+    ("en-us", "i retired from the post office in 2018", "occupation.retired", "post office"),
+    # an injury, of a part of the body
+    ("en-us", "i broke my wrist last winter", "health.injury", "wrist"),
+    ("pt-pt", "parti a perna a esquiar", "health.injury", "perna"),
+    ("es-es", "me rompí el tobillo jugando al fútbol", "health.injury", "tobillo"),
+    ("de-de", "ich habe mir den arm gebrochen", "health.injury", "Arm"),
+])
+def test_everyday_ways_of_saying_health_home_and_work(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "it doesn't agree with me"),
+    ("en-us", "i broke my phone"),
+    ("pt-pt", "parti o copo"),
+    ("es-es", "me rompí la camisa"),
+    ("de-de", "ich habe mir das handy gebrochen"),
+])
+def test_a_broken_thing_is_no_injury_and_it_no_food(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot in ("health.injury", "intolerance")]
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "next month we're flying to rome", "Rome"),
+    ("pt-pt", "em junho vou a roma com o coro da igreja", "Roma"),
+    ("pt-pt", "no mês que vem vamos a londres", "Londres"),
+    ("es-es", "me voy de erasmus a praga", "Praga"),
+    ("de-de", "nächsten monat fahren wir nach wien", "Wien"),
+])
+def test_a_trip_next_month_or_with_company(lang, text, value):
+    assert ("trip", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
