@@ -292,6 +292,7 @@ def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_e
     # a bird asked for is a parrot, a budgie or a canary too
     ("de-de", "was für ein vogel lebt bei mir", "pet.parrot.name"),
     ("pt-pt", "que pássaro é que eu tenho", "pet.parrot.name"),
+    ("de-de", "wie heißt mein vogel", "pet.parrot.name"),
     # two words that ask together
     ("de-de", "welches gewürz kann ich nicht leiden", "dislikes"),
     ("de-de", "an welchem tag bin ich auf die welt gekommen", "birthday"),

@@ -34,6 +34,8 @@ PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "
 GROUPS = {"children": ("son", "daughter", "stepson", "stepdaughter", "baby"), "parents": ("mother", "father"),
           "in-laws": ("mother", "father"), "grandparents": ("grandmother", "grandfather"),
           "grandchildren": ("granddaughter", "grandson")}
+# an animal asked for by its kind is any animal of it ("what bird do I have": the budgie)
+PET_KINDS = {"bird": ("bird", "parrot")}
 
 
 def _also() -> Dict[str, Tuple[str, ...]]:
@@ -80,8 +82,8 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
             if rule.family == family:
                 for name in names:
                     for words, key in maps.get(name, {}).items():
-                        prefixes.setdefault(words, set()).update(
-                            f"{prefix}.{other}" for other in (ALSO.get(key, (key,)) if prefix == "family" else (key,)))
+                        kinds = ALSO if prefix == "family" else PET_KINDS
+                        prefixes.setdefault(words, set()).update(f"{prefix}.{other}" for other in kinds.get(key, (key,)))
     if not prefixes:
         return None, {}
     words = sorted(prefixes, key=len, reverse=True)
@@ -115,9 +117,11 @@ def _read(text: str, lang: str) -> Tuple[FrozenSet[str], FrozenSet[str]]:
     said = text.lower()
     own = _asked(folder)
     words = WORD.findall(said)
-    # a word asks in any of its forms; two words together ("de onde") as the list writes them
+    # a word asks in any of its forms; two or three words together ("de onde", "auf die welt")
+    # as the list writes them
     asked = {slot for word in words for slot in _slots_of(word, own)}
-    asked |= {slot for pair in zip(words, words[1:]) for slot in own.get(" ".join(pair), ())}
+    asked |= {slot for n in (2, 3) for run in zip(*(words[i:] for i in range(n)))
+              for slot in own.get(" ".join(run), ())}
     slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE}
     pattern, prefixes = _subjects(folder)
     named = list(pattern.finditer(said)) if pattern else []
