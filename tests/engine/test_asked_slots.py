@@ -300,6 +300,12 @@ def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_e
     ("en-us", "what injuries have i had", "health.injury"),
     ("pt-pt", "que lesões é que eu tive", "health.injury"),
     ("es-es", "tengo alguna restricción alimentaria", "intolerance"),
+    # one's marital status asks for a spouse, and whether they died
+    ("pt-pt", "qual é o meu estado civil", "family.spouse.deceased"),
+    ("es-es", "cuál es mi estado civil", "family.spouse.deceased"),
+    ("de-de", "wie ist mein familienstand", "family.spouse.deceased"),
+    ("en-us", "what's my marital status", "family.wife.name"),
+    ("en-us", "what foods should i avoid", "intolerance"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True

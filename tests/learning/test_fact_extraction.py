@@ -1073,3 +1073,20 @@ def test_a_broken_thing_is_no_injury_and_it_no_food(lang, text):
 ])
 def test_a_trip_next_month_or_with_company(lang, text, value):
     assert ("trip", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a move said with a contraction ("do porto", "del norte")
+    ("pt-pt", "mudámo-nos do porto para coimbra em maio", "residence", "Coimbra"),
+    ("es-es", "me mudé del pueblo a madrid", "residence", "Madrid"),
+    # a sprain, a twist
+    ("de-de", "ich habe mir letztes jahr das knie verdreht", "health.injury", "Knie"),
+    # getting around said with how often, a food that makes one ill, work by its shifts
+    ("en-us", "i usually catch the subway downtown", "transport", "subway"),
+    ("en-us", "gluten makes me sick", "intolerance", "gluten"),
+    ("en-us", "i work graveyard shifts as a security guard", "occupation", "security guard"),
+    ("pt-pt", "trabalho no turno da noite como segurança", "occupation", "segurança"),
+    ("de-de", "ich arbeite in der nachtschicht als pfleger", "occupation", "Pfleger"),
+])
+def test_everyday_ways_written_fresh(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
