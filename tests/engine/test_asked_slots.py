@@ -175,6 +175,9 @@ def test_a_two_word_question_is_no_topic_named_by_itself(make_engine):
     ("de-de", "wie bewege ich mich durch die stadt", "residence", False),
     ("pt-pt", "em que país está a minha irmã", "family.sister.residence", True),  # a relative's: home or origin
     ("es-es", "de qué ciudad es mi mujer", "family.wife.montse.origin", True),
+    # where we live: the user's home, asked in the first person plural
+    ("pt-pt", "em que cidade moramos", "residence", True),
+    ("es-es", "dónde vivimos", "residence", True),
     # where one is from, asked in two words ("de onde") or one ("woher"): their origin, not their job
     ("es-es", "de dónde es mi marido", "family.husband.origin", True),
     ("es-es", "de dónde es mi marido", "family.husband.occupation", False),
