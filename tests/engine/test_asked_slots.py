@@ -309,6 +309,9 @@ def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_e
     ("de-de", "wie ist mein familienstand", "family.spouse.deceased"),
     ("en-us", "what's my marital status", "family.wife.name"),
     ("en-us", "what foods should i avoid", "intolerance"),
+    ("en-us", "what am i going to learn", "studies"),
+    ("pt-pt", "o que vou aprender", "studies"),
+    ("de-de", "was lerne ich bald", "studies"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True

@@ -1090,3 +1090,26 @@ def test_a_trip_next_month_or_with_company(lang, text, value):
 ])
 def test_everyday_ways_written_fresh(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a course or classes one takes or starts
+    ("en-us", "i'm starting pottery classes in june", "studies", "pottery"),
+    ("en-us", "i'm taking a photography course", "studies", "photography"),
+    ("pt-pt", "em setembro começo um curso de fotografia", "studies", "fotografia"),
+    ("es-es", "me he apuntado a un curso de cerámica", "studies", "cerámica"),
+    ("de-de", "nächsten monat fange ich einen töpferkurs an", "studies", "Töpferkurs"),
+    # a condition one has had since some time
+    ("en-us", "i've had asthma since i was a kid", "health.condition", "asthma"),
+])
+def test_courses_and_conditions_had_for_years(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i'm starting a new job in june"),
+    ("de-de", "nächsten monat fange ich einen neuen job an"),
+    ("pt-pt", "em setembro começo um trabalho novo"),
+])
+def test_a_new_job_is_no_course(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "studies"]
