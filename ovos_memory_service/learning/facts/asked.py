@@ -95,25 +95,12 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
     return re.compile(pattern), prefixes
 
 
+@lru_cache(maxsize=256)
 def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     """The slots (or their beginnings: ``family.sister``) ``text`` asks for."""
-    return _read(text, lang)[0]
-
-
-def subject_words(text: str, lang: str) -> FrozenSet[str]:
-    """The words that name whom ``text`` asks something particular about ("sister" in
-    "where does my sister live"): the subject of the question, not its answer, so a
-    memory that shares only them ("my sister loves cooking") shares nothing asked.
-    Empty when it asks all that is known of them ("tell me about my sister")."""
-    return _read(text, lang)[1]
-
-
-@lru_cache(maxsize=256)
-def _read(text: str, lang: str) -> Tuple[FrozenSet[str], FrozenSet[str]]:
-    """(asked_slots, subject_words) of ``text``."""
     folder = match_lang(lang)
     if not folder:
-        return frozenset(), frozenset()
+        return frozenset()
     said = text.lower()
     own = _asked(folder)
     words = WORD.findall(said)
@@ -127,7 +114,7 @@ def _read(text: str, lang: str) -> Tuple[FrozenSet[str], FrozenSet[str]]:
     named = list(pattern.finditer(said)) if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
     if not subjects:
-        return frozenset(slots), frozenset()
+        return frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
     # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
@@ -136,8 +123,7 @@ def _read(text: str, lang: str) -> Tuple[FrozenSet[str], FrozenSet[str]]:
     other = [w for w in keywords(said, lang) if w not in held and not _slots_of(w, own)]
     attributes = slots or ({UNHELD} if set(other) & topical(lang) else set())
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
-    named_only = frozenset(held) if attributes else frozenset()
-    return (frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)), named_only
+    return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
 
 def says_slot(word: str, slot: str, lang: str) -> bool:
