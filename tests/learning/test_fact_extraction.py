@@ -1067,6 +1067,14 @@ def test_a_partner_called_ones_better_half(lang, text, slot):
     ("de-de", "nächsten monat fange ich einen töpferkurs an", "studies", "Töpferkurs"),
     # a condition one has had since some time
     ("en-us", "i've had asthma since i was a kid", "health.condition", "asthma"),
+    # an allergy told by what it does, a proposal, a trip driven up to, waiting tables
+    ("en-us", "dust makes me sneeze", "allergy", "dust"),
+    ("en-us", "peanuts make my throat swell up", "allergy", "peanuts"),
+    ("en-us", "sam proposed to me last christmas", "family.fiance.name", "Sam"),
+    ("en-us", "we're heading down to florida with some friends in march", "trip", "Florida"),
+    ("en-us", "i wait tables at a diner on weekends", "occupation", "waiter"),
+    ("pt-pt", "dou explicações de físico-química a alunos do secundário", "occupation",
+     "físico-química a alunos do secundário"),
 ])
 def test_everyday_ways_of_saying_health_home_and_work(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
