@@ -1103,6 +1103,38 @@ def test_a_trip_next_month_or_with_company(lang, text, value):
 
 
 @pytest.mark.parametrize("lang,text", [
+    ("en-us", "i've been a yankees fan my whole life"),
+    ("en-us", "i'm a yankees fan"),
+    ("en-us", "i'm a cat person"),
+])
+def test_a_fan_is_no_job(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.startswith("occupation")]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # an age just turned, a job on one's own account, a trip next year (written fresh)
+    ("es-es", "ayer cumplí cincuenta", "age", "50"),
+    ("de-de", "gestern bin ich vierzig geworden", "age", "40"),
+    ("en-us", "i'm self-employed as an electrician", "occupation", "electrician"),
+    ("en-us", "next year we're going to japan", "trip", "Japan"),
+    ("pt-pt", "costumo ir de autocarro para o trabalho", "transport", "autocarro"),
+    ("es-es", "suelo ir en metro al trabajo", "transport", "metro"),
+    ("de-de", "meistens fahre ich mit der u-bahn", "transport", "U-Bahn"),
+])
+def test_everyday_ways_written_fresh_again(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "in june i'm going to paint the house"),
+    ("en-us", "next year i'm going to run a marathon"),
+    ("en-us", "this summer we're going to learn to surf"),
+])
+def test_going_to_do_something_is_no_trip(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "trip"]
+
+
+@pytest.mark.parametrize("lang,text", [
     ("en-us", "i'm starting a new job in june"),
     ("de-de", "nächsten monat fange ich einen neuen job an"),
     ("pt-pt", "em setembro começo um trabalho novo"),
