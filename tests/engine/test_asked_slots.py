@@ -312,6 +312,10 @@ def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_e
     ("en-us", "what am i going to learn", "studies"),
     ("pt-pt", "o que vou aprender", "studies"),
     ("de-de", "was lerne ich bald", "studies"),
+    ("es-es", "de qué equipo soy", "team"),
+    ("en-us", "what team do i support", "team"),
+    ("de-de", "welchen verein mag ich", "team"),
+    ("pt-pt", "qual é o meu clube", "team"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True

@@ -660,6 +660,29 @@ def test_a_number_that_is_no_age(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "age"]
 
 
+@pytest.mark.parametrize("lang,text,value", [
+    # the team one supports (a club of clubs.list)
+    ("pt-pt", "sou do benfica desde miúdo", "Benfica"),
+    ("pt-pt", "sou adepto do sporting", "Sporting"),
+    ("es-es", "soy del betis de toda la vida", "Betis"),
+    ("es-es", "soy hincha del real zaragoza", "Real Zaragoza"),
+    ("de-de", "ich bin seit jeher fan von schalke", "Schalke"),
+    ("en-us", "i've been a yankees fan my whole life", "Yankees"),
+    ("en-us", "i root for the packers", "Packers"),
+])
+def test_the_team_one_supports(lang, text, value):
+    assert ("team", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("pt-pt", "sou do porto"),  # a city as much as a club: where one is from
+    ("en-us", "i'm a big fan of jazz"),
+    ("de-de", "ich bin fan von helene fischer"),
+])
+def test_a_fan_of_no_club_supports_no_team(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "team"]
+
+
 @pytest.mark.parametrize("lang,text", [
     ("pt-pt", "Sou do Farense."),
     ("pt-pt", "sou do benfica desde pequeno"),
