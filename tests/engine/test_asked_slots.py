@@ -316,6 +316,9 @@ def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_e
     ("en-us", "what team do i support", "team"),
     ("de-de", "welchen verein mag ich", "team"),
     ("pt-pt", "qual é o meu clube", "team"),
+    ("pt-pt", "que desporto faço", "exercise"),
+    ("de-de", "welchen sport treibe ich", "exercise"),
+    ("en-us", "what exercise do i do", "exercise"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True

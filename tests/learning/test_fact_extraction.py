@@ -674,6 +674,31 @@ def test_the_team_one_supports(lang, text, value):
     assert ("team", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
 
 
+@pytest.mark.parametrize("lang,text,value", [
+    # the exercise or sport one does (an activity of the block's map)
+    ("en-us", "i hit the gym every morning", "gym"),
+    ("en-us", "i play tennis on sundays", "tennis"),
+    ("pt-pt", "ando no ginásio três vezes por semana", "ginásio"),
+    ("pt-pt", "faço pilates às quartas", "pilates"),
+    ("es-es", "voy al gimnasio todos los días", "gimnasio"),
+    ("es-es", "juego al pádel con mis amigas", "pádel"),
+    ("de-de", "ich gehe dreimal die woche ins fitnessstudio", "Fitnessstudio"),
+    ("de-de", "ich spiele jeden samstag tennis", "Tennis"),
+])
+def test_the_exercise_one_does(lang, text, value):
+    assert ("exercise", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i play the piano"),
+    ("pt-pt", "faço anos em maio"),
+    ("es-es", "juego a la lotería"),
+    ("de-de", "ich spiele gitarre"),
+])
+def test_what_one_plays_or_does_that_is_no_exercise(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "exercise"]
+
+
 @pytest.mark.parametrize("lang,text", [
     ("pt-pt", "sou do porto"),  # a city as much as a club: where one is from
     ("en-us", "i'm a big fan of jazz"),
