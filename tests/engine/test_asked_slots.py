@@ -319,6 +319,11 @@ def test_what_is_said_of_family_in_everyday_words_answers_plain_questions(make_e
     ("pt-pt", "que desporto faço", "exercise"),
     ("de-de", "welchen sport treibe ich", "exercise"),
     ("en-us", "what exercise do i do", "exercise"),
+    # how one gets to work: the way there, not the job
+    ("pt-pt", "como é que vou para o trabalho", "transport"),
+    ("es-es", "cómo voy al trabajo", "transport"),
+    ("de-de", "wie komme ich ins büro", "transport"),
+    ("en-us", "how do i get to work", "transport"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True
