@@ -117,7 +117,7 @@ def test_the_facts_block_is_oldest_first_in_the_models_words(make_engine, stub):
                             "Mondays": '["User swims on Mondays"]'})
     engine = entity_engine(make_engine, stub.url)
     for said in ("I have been flying as a pilot for years", "I collect old vinyl records",
-                 "I go swimming on Mondays"):
+                 "On Mondays you will find me at the pool"):
         exchange(engine, SAGE, said, "Nice.")
         idle(engine)  # learnt in this order
     assert facts_block(engine) == ("Known facts about the user:\n- User is a pilot\n"
@@ -129,7 +129,7 @@ def test_max_facts_leaves_out_the_oldest(make_engine, stub):
                             "Mondays": '["User swims on Mondays"]'})
     engine = entity_engine(make_engine, stub.url, max_facts=2)
     for said in ("I have been flying as a pilot for years", "I collect old vinyl records",
-                 "I go swimming on Mondays"):
+                 "On Mondays you will find me at the pool"):
         exchange(engine, SAGE, said, "Nice.")
         idle(engine)
     assert facts_block(engine) == ("Known facts about the user:\n- User collects vinyl records\n"
