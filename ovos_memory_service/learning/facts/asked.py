@@ -80,9 +80,9 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
     for _, _, _, rule, maps in language.compiled if language and before else ():
         for family, names, prefix in SUBJECTS:
             if rule.family == family:
+                kinds = ALSO if prefix == "family" else PET_KINDS
                 for name in names:
                     for words, key in maps.get(name, {}).items():
-                        kinds = ALSO if prefix == "family" else PET_KINDS
                         prefixes.setdefault(words, set()).update(f"{prefix}.{other}" for other in kinds.get(key, (key,)))
     if not prefixes:
         return None, {}

@@ -129,13 +129,14 @@ class VectorIndex:
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), self.dim),
         }, schema=self.schema)
         written = Quantized.of(matrix)  # what the cached users keep of them
+        users = {user_id for _, _, user_id, _ in rows}
         with self._files_lock:
             # a user with nothing in the files has all their vectors in what is written, kept in memory as written
-            unfiled = {user_id for _, _, user_id, _ in rows if not self._in_files(user_id)}
+            unfiled = {user_id for user_id in users if not self._in_files(user_id)}
             newest = self._segment_for(len(rows))
             for older in self.segments[:-1]:  # a vector written again (its job replayed) leaves its older table
                 older.delete([memory_id for seq, memory_id, _, _ in rows if seq <= older.last_seq])
-            newest.merge(data, max(r[0] for r in rows), {r[2] for r in rows})
+            newest.merge(data, max(r[0] for r in rows), users)
             with self._cache_lock:
                 for i, (seq, memory_id, user_id, _) in enumerate(rows):
                     cached = self._users.get(user_id)
