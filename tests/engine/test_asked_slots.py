@@ -276,6 +276,21 @@ PLACES_AND_MORE = {
     ("de-de", "mein mann ist vor fünf jahren gestorben", "bin ich witwe"),
     # a partner called one's better half, asked by the partner's usual name
     ("de-de", "meine bessere hälfte kommt aus kiel", "woher kommt meine frau"),
+    # a relative living with one, asked as who shares one's home
+    ("pt-pt", "o meu sogro mora connosco", "com quem partilho a casa"),
+    ("es-es", "mi suegra vive con nosotros", "quién comparte casa conmigo"),
+    ("en-us", "my father-in-law lives with us", "who shares my home"),
+    ("de-de", "mein schwiegervater wohnt bei uns", "wer lebt mit mir zusammen"),
+    # a home one left, asked where one lived before
+    ("en-us", "we moved here from phoenix back in 2019", "where did i live before"),
+    ("pt-pt", "viemos de lisboa há cinco anos", "onde é que eu morava antes"),
+    ("es-es", "nos vinimos de barcelona hace tres años", "dónde vivía antes"),
+    ("de-de", "wir sind vor zwei jahren aus köln hergezogen", "wo habe ich früher gewohnt"),
+    # meat one gave up
+    ("de-de", "ich esse seit jahren kein fleisch mehr", "wie ernähre ich mich"),
+    # one's birthplace asked as one's native land
+    ("pt-pt", "nasci em lamego", "qual é a minha terra natal"),
+    ("es-es", "soy de teruel", "cuál es mi tierra natal"),
 ])
 def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, *PLACES_AND_MORE[lang][:4], said, *PLACES_AND_MORE[lang][4:])
@@ -316,6 +331,35 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("es-es", "cómo voy al trabajo", "transport"),
     ("de-de", "wie komme ich ins büro", "transport"),
     ("en-us", "how do i get to work", "transport"),
+    # where one comes from, as one's native land
+    ("pt-pt", "qual é a minha terra natal", "origin"),
+    ("es-es", "cuál es mi tierra natal", "origin"),
+    ("en-us", "what's my home town", "origin"),
+    ("de-de", "wo sind meine wurzeln", "origin"),
+    # the instrument one plays
+    ("en-us", "what instrument am i good at", "skill.plays"),
+    ("pt-pt", "que instrumento domino", "skill.plays"),
+    ("es-es", "qué instrumento domino", "skill.plays"),
+    ("de-de", "welches instrument beherrsche ich", "skill.plays"),
+    # how one eats
+    ("de-de", "wie ernähre ich mich", "diet"),
+    ("pt-pt", "como é a minha alimentação", "diet"),
+    ("es-es", "cómo es mi alimentación", "diet"),
+    # relatives by other words, or in the German genitive
+    ("en-us", "what's the name of my grandkid", "family.granddaughter.name"),
+    ("de-de", "wie heißt meine enkeltochter", "family.granddaughter.name"),
+    ("de-de", "was ist der beruf meines ehemanns", "family.husband.occupation"),
+    ("de-de", "wo wohnt die familie meines sohnes", "family.son.residence"),
+    # who lives with one: a relative whose home is one's own
+    ("pt-pt", "com quem partilho a casa", "family.mother.household"),
+    ("es-es", "quién comparte casa conmigo", "family.father.household"),
+    ("en-us", "who lives with me", "family.mother.household"),
+    ("de-de", "wer wohnt bei mir", "family.mother.household"),
+    # where one lived before
+    ("en-us", "where did i live before", "residence.previous"),
+    ("pt-pt", "onde é que eu morava antes", "residence.previous"),
+    ("es-es", "dónde vivía antes", "residence.previous"),
+    ("de-de", "wo habe ich früher gewohnt", "residence.previous"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True

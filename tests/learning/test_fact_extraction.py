@@ -1189,3 +1189,37 @@ def test_going_to_do_something_is_no_trip(lang, text):
 ])
 def test_a_new_job_is_no_course(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "studies"]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a relative who lives with the user: their home is the user's
+    ("en-us", "my mother-in-law lives with us", "family.mother.household", "with us"),
+    ("pt-pt", "a minha sogra vive connosco desde o ano passado", "family.mother.household", "connosco"),
+    ("es-es", "mi suegro vive con nosotros desde que enviudó", "family.father.household", "con nosotros"),
+    ("de-de", "meine Schwiegermutter wohnt bei uns", "family.mother.household", "bei uns"),
+    # a home one left for this one
+    ("en-us", "we moved here from phoenix back in 2019", "residence.previous", "Phoenix"),
+    ("pt-pt", "viemos de lisboa há cinco anos", "residence.previous", "Lisboa"),
+    ("es-es", "nos vinimos de barcelona hace tres años", "residence.previous", "Barcelona"),
+    ("de-de", "wir sind vor zwei Jahren aus Köln hergezogen", "residence.previous", "Köln"),
+    # meat one gave up long ago
+    ("de-de", "ich esse seit jahren kein fleisch mehr", "diet.avoids", "Fleisch"),
+    ("pt-pt", "há anos que não como carne", "diet.avoids", "carne"),
+    ("es-es", "hace años que no como carne", "diet.avoids", "carne"),
+    ("en-us", "i haven't eaten meat in years", "diet.avoids", "meat"),
+])
+def test_who_lives_with_one_where_one_lived_and_what_one_no_longer_eats(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "my son stayed with us over christmas"),
+    ("en-us", "we came here from the park"),
+    ("pt-pt", "viemos de carro"),
+    ("es-es", "nos vinimos de la playa muy cansados"),
+    ("de-de", "wir sind gerade aus dem Urlaub zurück"),
+    ("de-de", "ich esse heute keinen Nachtisch"),
+])
+def test_a_visit_a_ride_or_an_outing_is_no_home(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.endswith(("residence", "residence.previous", "diet.avoids"))], \
+        extract_facts(text, lang)
