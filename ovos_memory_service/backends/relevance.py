@@ -16,6 +16,10 @@ neighbouring turn, which may still raise ``rank_score``):
   memory's own words contain (store/sqlite/keywords.py);
 - ``topic``: the share of keywords it does not contain but talks about
   through their topic's words ("pet" -> "cat", locale/<lang>/topics.list);
+  for a question, only in the user's own words: the assistant's trivia
+  names many a topic's word ("bees" for "what am I allergic to") without
+  telling anything of the user (one test item fewer for never-said
+  questions, nothing else changed on either split);
 - ``exact``: the memory says exactly the query (case, spacing and closing
   punctuation aside), or the query is exactly a fact's value ("lisbon");
 - ``says_nothing``: a turn made only of acknowledgements and stop words
@@ -114,12 +118,12 @@ def features(evidence: Evidence) -> Tuple[float, ...]:
     """The numbers the evidence weights after the intercept multiply: whether
     the query is one word (its own intercept), the keywords' coverage; for a
     query of several words, the meaning (similarity, standout), the topic's
-    words and whether the memory is the user's own words; for a one-word
+    words in the user's own words and whether the memory is theirs; for a one-word
     query, a topic, the topic's words and whose words they are (one word sits
     near the same cosine to everything: its meaning does not count)."""
     one, own = float(evidence.one_word), float(evidence.own)
     meaning = () if evidence.similarity is None else (evidence.similarity, evidence.standout)
-    several = (*meaning, evidence.topic, own)
+    several = (*meaning, evidence.topic * own, own)
     return (one, evidence.coverage, *[(1 - one) * x for x in several], one * evidence.topic, one * own,
             float(evidence.answers is True))
 

@@ -363,3 +363,19 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True
+
+
+@pytest.mark.parametrize("lang,trivia,asked", [
+    # the assistant's trivia names a word of the topic asked (bees under allergies), but
+    # what a person asks about themselves is not in what the assistant told them
+    ("es-es", ("cuéntame algo curioso", "Las abejas pueden reconocer caras humanas."), "a qué soy alérgico"),
+    ("en-us", ("tell me something interesting", "Bees can recognise human faces."), "what am i allergic to"),
+])
+def test_the_assistants_trivia_is_no_answer_about_the_user(make_engine, lang, trivia, asked):
+    engine, sc = told(make_engine, lang, *ELSEWHERE[lang][:2])
+    exchange(engine, sc, *trivia)
+    for text in ELSEWHERE[lang][2:]:
+        exchange(engine, sc, text, "Ok.")
+    engine.wait_idle()
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
