@@ -355,6 +355,11 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("es-es", "quién comparte casa conmigo", "family.father.household"),
     ("en-us", "who lives with me", "family.mother.household"),
     ("de-de", "wer wohnt bei mir", "family.mother.household"),
+    ("pt-pt", "com quantas pessoas é que eu vivo", "household"),
+    ("es-es", "con cuántas personas vivo", "household"),
+    ("en-us", "who do i share an apartment with", "household"),
+    ("en-us", "who do i share an apartment with", "family.flatmate.jess.origin"),
+    ("de-de", "mit wem wohne ich zusammen", "household"),
     # where one lived before
     ("en-us", "where did i live before", "residence.previous"),
     ("pt-pt", "onde é que eu morava antes", "residence.previous"),

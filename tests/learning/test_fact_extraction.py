@@ -1223,3 +1223,33 @@ def test_who_lives_with_one_where_one_lived_and_what_one_no_longer_eats(lang, te
 def test_a_visit_a_ride_or_an_outing_is_no_home(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot.endswith(("residence", "residence.previous", "diet.avoids"))], \
         extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # when one does it, said first
+    ("pt-pt", "ao domingo jogo à bola com os amigos da aldeia", "exercise", "futebol"),
+    ("pt-pt", "aos sábados faço natação", "exercise", "natação"),
+    ("es-es", "los findes salgo con la bici de montaña", "exercise", "ciclismo"),
+    ("es-es", "los martes juego al pádel", "exercise", "pádel"),
+    ("en-us", "on weekends i play tennis with my brother", "exercise", "tennis"),
+    # whom one shares a home with
+    ("pt-pt", "partilho casa com mais três colegas perto da estação", "household", "mais três colegas"),
+    ("es-es", "comparto piso en lavapiés con dos colegas", "household", "dos colegas"),
+    ("en-us", "i share an apartment with two roommates", "household", "two roommates"),
+    ("de-de", "ich teile mir eine Wohnung mit zwei Freundinnen", "household", "zwei Freundinnen"),
+    # a relative who stays with one
+    ("es-es", "mi nieta lucía se queda conmigo entre semana", "family.granddaughter.household", "conmigo"),
+    ("en-us", "my mom's been staying with us since her stroke", "family.mother.household", "with us"),
+])
+def test_sport_said_after_when_and_whom_one_lives_with(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("pt-pt", "aos domingos estou cansado"),
+    ("es-es", "los sábados salgo con mis amigas"),
+    ("en-us", "i share a birthday with my brother"),
+    ("pt-pt", "partilho a opinião do meu pai"),
+])
+def test_a_day_said_first_or_something_shared_tells_no_sport_or_home(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot in ("exercise", "household")], extract_facts(text, lang)
