@@ -1253,3 +1253,37 @@ def test_sport_said_after_when_and_whom_one_lives_with(lang, text, slot, value):
 ])
 def test_a_day_said_first_or_something_shared_tells_no_sport_or_home(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot in ("exercise", "household")], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # an allergy told by what it does
+    ("es-es", "las nueces me dan urticaria", "allergy", "nueces"),
+    ("es-es", "el kiwi me cierra la garganta", "allergy", "kiwi"),
+    ("pt-pt", "os morangos dão-me comichão", "allergy", "morangos"),
+    ("pt-pt", "o pelo de gato faz-me espirrar", "allergy", "pelo de gato"),
+    ("de-de", "von Nüssen bekomme ich Ausschlag", "allergy", "Nüssen"),
+    ("de-de", "bei Katzenhaaren muss ich niesen", "allergy", "Katzenhaaren"),
+    # a child called by the word for a child
+    ("es-es", "la niña se llama carmen y tiene cinco años", "family.daughter.name", "Carmen"),
+    ("es-es", "el niño se llama hugo", "family.son.name", "Hugo"),
+    ("pt-pt", "o miúdo chama-se duarte", "family.son.name", "Duarte"),
+    ("pt-pt", "a miúda chama-se inês", "family.daughter.name", "Inês"),
+    # dating someone ("ando com a sofia")
+    ("pt-pt", "ando com a marta desde o verão", "family.partner.name", "Marta"),
+    ("pt-pt", "ando com o ricardo há dois anos", "family.partner.name", "Ricardo"),
+])
+def test_an_allergy_by_its_effect_a_child_and_whom_one_dates(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("pt-pt", "ando com a cabeça cheia de coisas"),
+    ("pt-pt", "ando com a perna a doer"),
+    ("pt-pt", "ando com o carro na oficina"),
+    ("es-es", "la niña tiene fiebre"),
+    ("es-es", "el sol me da dolor de cabeza"),
+    ("de-de", "von der Arbeit bekomme ich Kopfschmerzen"),
+])
+def test_what_one_walks_around_with_or_what_gives_a_headache_tells_nothing(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot in ("allergy", "family.girlfriend.name", "family.boyfriend.name")
+                or f.slot.endswith(".name")], extract_facts(text, lang)
