@@ -1287,3 +1287,33 @@ def test_an_allergy_by_its_effect_a_child_and_whom_one_dates(lang, text, slot, v
 def test_what_one_walks_around_with_or_what_gives_a_headache_tells_nothing(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot in ("allergy", "family.girlfriend.name", "family.boyfriend.name")
                 or f.slot.endswith(".name")], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # an instrument one plays or is learning, however the sentence goes on
+    ("en-us", "i started cello lessons last month", "cello"),
+    ("en-us", "I've played the trumpet since high school.", "trumpet"),
+    ("en-us", "i've been teaching myself ukulele on youtube", "ukulele"),
+    ("en-us", "i'm learning to play the harmonica", "harmonica"),
+    ("pt-pt", "ando a aprender a tocar violoncelo", "violoncelo"),
+    ("pt-pt", "toco bateria numa banda de garagem com uns amigos", "bateria"),
+    ("pt-pt", "tenho aulas de piano às quartas", "piano"),
+    ("es-es", "estoy aprendiendo a tocar el violín", "violín"),
+    ("es-es", "toco el bajo en un grupo de rock del barrio", "bajo"),
+    ("es-es", "empecé a tocar la batería el año pasado", "batería"),
+    ("de-de", "ich lerne seit dem Winter Klavier", "Klavier"),
+    ("de-de", "ich spiele Trompete im Posaunenchor unserer Gemeinde", "Trompete"),
+    ("de-de", "ich nehme Gitarrenunterricht", "Gitarre"),
+])
+def test_an_instrument_one_plays_or_learns(lang, text, value):
+    assert ("skill.plays", value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i play the lottery every week"),
+    ("pt-pt", "toco à campainha da vizinha"),
+    ("es-es", "estoy aprendiendo a conducir"),
+    ("de-de", "ich lerne für die Prüfung"),
+])
+def test_what_one_plays_or_learns_that_is_no_instrument(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "skill.plays"], extract_facts(text, lang)
