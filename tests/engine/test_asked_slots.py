@@ -360,6 +360,18 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("en-us", "who do i share an apartment with", "household"),
     ("en-us", "who do i share an apartment with", "family.flatmate.jess.origin"),
     ("de-de", "mit wem wohne ich zusammen", "household"),
+    # what one cannot stand
+    ("en-us", "what food can't i stand", "dislikes"),
+    ("en-us", "which vegetable do i hate", "dislikes"),
+    ("pt-pt", "que fruta odeio", "dislikes"),
+    ("es-es", "qué verdura no me gusta", "dislikes"),
+    ("de-de", "was hasse ich", "dislikes"),
+    # a son called "the boy"
+    ("de-de", "was lernt mein junge an der uni", "family.son.studies"),
+    ("de-de", "was macht mein junge an der uni", "family.son.studies"),
+    ("pt-pt", "o que faz a minha filha na faculdade", "family.daughter.studies"),
+    ("es-es", "qué hace mi hijo en la universidad", "family.son.studies"),
+    ("en-us", "what is my son doing at college", "family.son.studies"),
     # where one lived before
     ("en-us", "where did i live before", "residence.previous"),
     ("pt-pt", "onde é que eu morava antes", "residence.previous"),
@@ -384,3 +396,4 @@ def test_the_assistants_trivia_is_no_answer_about_the_user(make_engine, lang, tr
     engine.wait_idle()
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert not found, [(m.content, m.score) for m in found]
+

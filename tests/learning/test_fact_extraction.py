@@ -1317,3 +1317,21 @@ def test_an_instrument_one_plays_or_learns(lang, text, value):
 ])
 def test_what_one_plays_or_learns_that_is_no_instrument(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "skill.plays"], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # what a relative studies
+    ("en-us", "my son studies engineering at purdue", "family.son.studies", "engineering at purdue"),
+    ("pt-pt", "a minha filha estuda direito em coimbra", "family.daughter.studies", "direito em coimbra"),
+    ("es-es", "mi hija mayor estudia medicina en granada", "family.daughter.studies", "medicina en granada"),
+    ("de-de", "mein Sohn Felix studiert Medizin in Heidelberg", "family.son.studies", "Medizin in Heidelberg"),
+    # a daughter or son named with their place among the children
+    ("pt-pt", "a minha filha mais nova chama-se matilde", "family.daughter.name", "Matilde"),
+    ("es-es", "mi hijo pequeño se llama dani", "family.son.name", "Dani"),
+    ("de-de", "meine jüngste Tochter heißt Lea", "family.daughter.name", "Lea"),
+    # celiac, and what one cannot eat
+    ("en-us", "i'm celiac", "health.condition", "celiac"),
+    ("en-us", "i can't have gluten", "diet.avoids", "gluten"),
+])
+def test_what_a_relative_studies_a_child_by_age_and_what_one_cannot_eat(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
