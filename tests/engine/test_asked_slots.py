@@ -369,6 +369,13 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     # a son called "the boy"
     ("de-de", "was lernt mein junge an der uni", "family.son.studies"),
     ("de-de", "was macht mein junge an der uni", "family.son.studies"),
+    # a pastime, by what it is
+    ("en-us", "what's my hobby", "hobby"),
+    ("en-us", "what craft do i do", "hobby"),
+    ("pt-pt", "que passatempo é que eu tenho", "hobby"),
+    ("es-es", "qué manualidad me gusta", "hobby"),
+    ("es-es", "a qué dedico el tiempo libre", "hobby"),
+    ("de-de", "was mache ich in meiner freizeit", "hobby"),
     ("pt-pt", "o que faz a minha filha na faculdade", "family.daughter.studies"),
     ("es-es", "qué hace mi hijo en la universidad", "family.son.studies"),
     ("en-us", "what is my son doing at college", "family.son.studies"),

@@ -401,7 +401,7 @@ EVERYDAY = {
         ("Home is a small flat in Porto", "residence", "Porto", "Lives in a small flat in Porto"),
         # a person named right after the relation, whatever the sentence then says of them
         ("My wife Elena grew up in Madrid.", "family.wife.elena.origin", "Madrid", "Wife Elena is from Madrid"),
-        ("my grandson leo and i go fishing", "family.grandson.name", "Leo", "Has a grandson called Leo"),
+        ("my grandson leo and i build model trains", "family.grandson.name", "Leo", "Has a grandson called Leo"),
         ("my partner dana and i met at college", "family.partner.name", "Dana", "Has a partner called Dana"),
         ("jordan and i got married last june", "family.spouse.name", "Jordan", "Is married to Jordan"),
         ("we've got two kids", "family.children.count", "two", "Has two children"),
@@ -1335,3 +1335,34 @@ def test_what_one_plays_or_learns_that_is_no_instrument(lang, text):
 ])
 def test_what_a_relative_studies_a_child_by_age_and_what_one_cannot_eat(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # a pastime said by doing it
+    ("en-us", "i knit when i can't sleep", "knitting"),
+    ("en-us", "on sundays i go fishing at the lake", "fishing"),
+    ("en-us", "i'm in a quilting circle at the library", "quilting"),
+    ("en-us", "my hobby is woodworking", "woodworking"),
+    ("pt-pt", "faço croché enquanto vejo televisão", "croché"),
+    ("pt-pt", "trato da horta todas as manhãs", "horta"),
+    ("pt-pt", "ao fim de semana vou à pesca com o meu cunhado", "pesca"),
+    ("es-es", "todas las tardes hago ganchillo", "ganchillo"),
+    ("es-es", "juego al ajedrez en un club", "ajedrez"),
+    ("es-es", "los domingos voy de pesca al pantano", "pesca"),
+    ("de-de", "ich stricke gern Socken für die Enkel", "Stricken"),
+    ("de-de", "mein Hobby ist Fotografieren", "Fotografieren"),
+    ("de-de", "ich gehe am Wochenende angeln", "Angeln"),
+])
+def test_a_pastime_one_does(lang, text, value):
+    assert ("hobby", value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i paint the walls this weekend"),
+    ("en-us", "i fish for compliments"),
+    ("pt-pt", "faço anos amanhã"),
+    ("es-es", "hago la cena"),
+    ("de-de", "ich male mir das aus"),
+])
+def test_what_one_does_once_is_no_pastime(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "hobby"], extract_facts(text, lang)

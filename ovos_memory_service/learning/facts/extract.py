@@ -120,7 +120,8 @@ class Language:
 
 class WordMap(dict):
     """A map: each word (lowercase) -> its key; ``written``: the word as the
-    file writes it ("Schwester"), which is how a statement writes it."""
+    file writes it ("Schwester"), which is how a statement writes it, or as
+    it writes it after ``>`` ("knit > knitting": "i knit" is "knitting")."""
 
     def __init__(self):
         super().__init__()
@@ -210,10 +211,11 @@ def parse_facts(path: Path, family: str, boundary: str):
                 if not eq or len(head) not in (1, 2) or not words.strip():
                     fail(number, "a map is '@map NAME [KEY] = word | word'")
                 table = maps.setdefault(head[0], WordMap())
-                for written in (w.strip() for w in words.split("|")):
-                    word = written.lower()
+                for entry in words.split("|"):
+                    said, _, shown = (part.strip() for part in entry.partition(">"))
+                    word = said.lower()
                     table[word] = head[1] if len(head) == 2 else word
-                    table.written.setdefault(word, written)
+                    table.written.setdefault(word, shown or said)
             elif key == "slot":
                 rule = Rule(family=family, slot=arg)
                 rules.append(rule)
