@@ -1366,3 +1366,23 @@ def test_a_pastime_one_does(lang, text, value):
 ])
 def test_what_one_does_once_is_no_pastime(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "hobby"], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # a business one owns or runs
+    ("es-es", "tengo un chiringuito en la playa de pedregalejo", "chiringuito en la playa de pedregalejo"),
+    ("pt-pt", "tenho uma pastelaria no centro", "pastelaria no centro"),
+    ("en-us", "i own a small bakery downtown", "small bakery downtown"),
+    ("de-de", "ich habe eine kleine Bäckerei in Pankow", "kleine Bäckerei in Pankow"),
+])
+def test_a_business_one_owns(lang, text, value):
+    assert ("business", value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("es-es", "tengo una tienda de campaña"),
+    ("en-us", "i own a bike"),
+    ("pt-pt", "tenho uma casa na aldeia"),
+])
+def test_what_one_owns_that_is_no_business(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "business"], extract_facts(text, lang)
