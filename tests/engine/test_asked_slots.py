@@ -376,6 +376,12 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("es-es", "qué manualidad me gusta", "hobby"),
     ("es-es", "a qué dedico el tiempo libre", "hobby"),
     ("de-de", "was mache ich in meiner freizeit", "hobby"),
+    # plans
+    ("en-us", "what are we saving money for", "plan.buy"),
+    ("pt-pt", "em que é que estou a pensar gastar dinheiro", "plan.buy"),
+    ("es-es", "a dónde pensamos trasladarnos", "plan.move"),
+    ("de-de", "wann will ich in rente gehen", "plan.retire"),
+    ("pt-pt", "quando é que penso deixar de trabalhar", "plan.retire"),
     ("pt-pt", "o que faz a minha filha na faculdade", "family.daughter.studies"),
     ("es-es", "qué hace mi hijo en la universidad", "family.son.studies"),
     ("en-us", "what is my son doing at college", "family.son.studies"),

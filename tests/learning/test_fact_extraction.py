@@ -1386,3 +1386,31 @@ def test_a_business_one_owns(lang, text, value):
 ])
 def test_what_one_owns_that_is_no_business(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "business"], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # what one plans to buy, where to move, when to retire
+    ("en-us", "we're saving up for a camper van", "camper van"),
+    ("en-us", "i want to buy an electric bike", "electric bike"),
+    ("en-us", "we plan to move to arizona when the kids are grown", "Arizona"),
+    ("pt-pt", "quero comprar uma bicicleta elétrica", "bicicleta elétrica"),
+    ("pt-pt", "estamos a juntar dinheiro para uma casa", "casa"),
+    ("pt-pt", "quero reformar-me aos sessenta", "aos sessenta"),
+    ("es-es", "queremos mudarnos al pirineo", "Pirineo"),
+    ("es-es", "estamos ahorrando para la entrada de un piso", "entrada de un piso"),
+    ("de-de", "wir sparen auf ein Wohnmobil", "Wohnmobil"),
+    ("de-de", "ich will nach Kanada auswandern", "Kanada"),
+])
+def test_a_plan_one_has(lang, text, value):
+    assert [f.value for f in extract_facts(text, lang) if f.slot.startswith("plan")] == [value], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i want to buy some milk"),
+    ("pt-pt", "quero comprar pão"),
+    ("es-es", "quiero comprar el periódico"),
+    ("de-de", "ich will Brot kaufen"),
+    ("en-us", "someday i want to move to paris"),
+])
+def test_an_errand_or_a_daydream_is_no_plan(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.startswith("plan")], extract_facts(text, lang)
