@@ -137,6 +137,9 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     ("en-us", "my sister ana lives in porto", "what car does my sister drive"),
     # nor does another's name answer a name asked
     ("de-de", "meine stute heißt luna", "wie heißt mein freund"),
+    # nor what is never learnt of a relative (a hobby, a car) by their other facts
+    ("en-us", "my son tom lives in leeds", "what is my son's hobby"),
+    ("pt-pt", "o meu irmão mora em faro", "que carro tem o meu irmão"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -382,6 +385,11 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("es-es", "a dónde pensamos trasladarnos", "plan.move"),
     ("de-de", "wann will ich in rente gehen", "plan.retire"),
     ("pt-pt", "quando é que penso deixar de trabalhar", "plan.retire"),
+    # the vehicle one has
+    ("en-us", "what kind of car do i have", "vehicle"),
+    ("pt-pt", "que automóvel é que eu conduzo", "vehicle"),
+    ("es-es", "qué vehículo conduzco", "vehicle"),
+    ("de-de", "was für einen wagen habe ich", "vehicle"),
     ("pt-pt", "o que faz a minha filha na faculdade", "family.daughter.studies"),
     ("es-es", "qué hace mi hijo en la universidad", "family.son.studies"),
     ("en-us", "what is my son doing at college", "family.son.studies"),

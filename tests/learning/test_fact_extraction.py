@@ -1414,3 +1414,29 @@ def test_a_plan_one_has(lang, text, value):
 ])
 def test_an_errand_or_a_daydream_is_no_plan(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot.startswith("plan")], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # the vehicle one drives or owns
+    ("en-us", "i drive a 2012 honda civic", "2012 honda civic"),
+    ("en-us", "my car is an old volvo estate", "old volvo estate"),
+    ("pt-pt", "tenho um peugeot 208 cinzento", "peugeot 208 cinzento"),
+    ("pt-pt", "conduzo uma carrinha da empresa", "carrinha da empresa"),
+    ("es-es", "mi coche es un citroën c3", "citroën c3"),
+    ("es-es", "tengo una vespa de los años ochenta", "vespa de los años ochenta"),
+    ("de-de", "ich fahre einen alten VW Polo", "alten VW Polo"),
+    ("de-de", "unser Auto ist ein Skoda Octavia", "Skoda Octavia"),
+])
+def test_the_vehicle_one_drives(lang, text, value):
+    assert ("vehicle", value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i drive a hard bargain"),
+    ("en-us", "i drive a forklift at the warehouse"),
+    ("pt-pt", "tenho um problema com o carro"),
+    ("es-es", "tengo una cita en el taller del coche"),
+    ("de-de", "ich fahre einen Umweg"),
+])
+def test_what_one_drives_or_has_that_is_no_vehicle(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "vehicle"], extract_facts(text, lang)

@@ -95,6 +95,15 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
     return re.compile(pattern), prefixes
 
 
+@lru_cache(maxsize=16)
+def _of_others(folder: str) -> FrozenSet[str]:
+    """What the rules learn of a relative or an animal: the last part of their
+    slots ("residence" of ``family.{kin}.residence``)."""
+    language = load_language(folder)
+    return frozenset(rule.slot.split(".")[-1] for _, _, _, rule, _ in (language.compiled if language else ())
+                     if rule.slot.split(".")[0] in ("family", "pet"))
+
+
 @lru_cache(maxsize=256)
 def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     """The slots (or their beginnings: ``family.sister``) ``text`` asks for."""
@@ -121,7 +130,9 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     # "my dog rex": all of his
     held = {w for m in named for w in WORD.findall(m.group(0))}
     other = [w for w in keywords(said, lang) if w not in held and not _slots_of(w, own)]
-    attributes = slots or ({UNHELD} if set(other) & topical(lang) else set())
+    # what the rules never learn of a relative ("what car does my sister drive") is unheld too
+    attributes = {s for s in slots if s.split(".")[-1] in _of_others(folder)}
+    attributes = attributes or ({UNHELD} if slots or set(other) & topical(lang) else set())
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
