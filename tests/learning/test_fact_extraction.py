@@ -1440,3 +1440,13 @@ def test_the_vehicle_one_drives(lang, text, value):
 ])
 def test_what_one_drives_or_has_that_is_no_vehicle(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "vehicle"], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # a club named after a city is a club when its name says so
+    ("es-es", "soy del real zaragoza de toda la vida", "Real Zaragoza"),
+    ("es-es", "soy del deportivo de la coruña", "Deportivo de la Coruña"),
+    ("pt-pt", "sou do vitória de guimarães", "Vitória de Guimarães"),
+])
+def test_a_club_named_after_its_city_is_a_team(lang, text, value):
+    assert [(f.slot, f.value) for f in extract_facts(text, lang)] == [("team", value)], extract_facts(text, lang)
