@@ -390,6 +390,12 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("pt-pt", "que automóvel é que eu conduzo", "vehicle"),
     ("es-es", "qué vehículo conduzco", "vehicle"),
     ("de-de", "was für einen wagen habe ich", "vehicle"),
+    # an aid one lives with, by what it helps or where it sits
+    ("en-us", "do i have trouble hearing", "health.aid"),
+    ("pt-pt", "de que lado é que ouço pior", "health.aid"),
+    ("es-es", "qué aparato tengo en el corazón", "health.aid"),
+    ("de-de", "habe ich probleme mit den ohren", "health.aid"),
+    ("en-us", "what health issues do i have", "health.aid"),
     ("pt-pt", "o que faz a minha filha na faculdade", "family.daughter.studies"),
     ("es-es", "qué hace mi hijo en la universidad", "family.son.studies"),
     ("en-us", "what is my son doing at college", "family.son.studies"),

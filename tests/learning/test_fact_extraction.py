@@ -1450,3 +1450,28 @@ def test_what_one_drives_or_has_that_is_no_vehicle(lang, text):
 ])
 def test_a_club_named_after_its_city_is_a_team(lang, text, value):
     assert [(f.slot, f.value) for f in extract_facts(text, lang)] == [("team", value)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # an aid one lives with: a hearing aid, a pacemaker, a walking stick
+    ("en-us", "i've worn hearing aids for a couple of years", "hearing aids"),
+    ("en-us", "i walk with a cane since my fall", "cane"),
+    ("pt-pt", "ando com um aparelho no ouvido esquerdo", "aparelho no ouvido"),
+    ("pt-pt", "puseram-me um pacemaker no ano passado", "pacemaker"),
+    ("es-es", "llevo marcapasos desde el año pasado", "marcapasos"),
+    ("es-es", "uso audífonos en los dos oídos", "audífonos"),
+    ("de-de", "seit einem Jahr trage ich ein Hörgerät", "Hörgerät"),
+    ("de-de", "ich habe einen Herzschrittmacher", "Herzschrittmacher"),
+])
+def test_an_aid_one_lives_with(lang, text, value):
+    assert ("health.aid", value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i have a walking tour tomorrow"),
+    ("pt-pt", "ando com a cabeça nas nuvens"),
+    ("es-es", "llevo un rato esperando"),
+    ("de-de", "ich trage eine Jacke"),
+])
+def test_what_one_wears_or_carries_that_is_no_aid(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "health.aid"], extract_facts(text, lang)
