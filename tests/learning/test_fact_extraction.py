@@ -1475,3 +1475,27 @@ def test_an_aid_one_lives_with(lang, text, value):
 ])
 def test_what_one_wears_or_carries_that_is_no_aid(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "health.aid"], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    # one's children's names, said together
+    ("en-us", "my kids are called emma and jack", "Emma and Jack"),
+    ("en-us", "we have two kids, emma and jack", "Emma and Jack"),
+    ("pt-pt", "os meus filhos chamam-se tomás e leonor", "Tomás e Leonor"),
+    ("pt-pt", "temos dois miúdos, o tomás e a leonor", "Tomás e Leonor"),
+    ("es-es", "mis hijos se llaman pablo y lucía", "Pablo y Lucía"),
+    ("es-es", "tengo dos hijos, pablo y lucía", "Pablo y Lucía"),
+    ("de-de", "meine Kinder heißen Mia und Ben", "Mia und Ben"),
+    ("de-de", "wir haben zwei Kinder, Mia und Ben", "Mia und Ben"),
+])
+def test_childrens_names_said_together(lang, text, value):
+    assert ("family.children.name", value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "we have two kids and a dog"),
+    ("pt-pt", "temos dois filhos e uma casa na praia"),
+    ("es-es", "tengo dos hijos y un perro"),
+])
+def test_children_and_something_else_are_no_names(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "family.children.name"], extract_facts(text, lang)
