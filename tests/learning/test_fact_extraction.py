@@ -1499,3 +1499,18 @@ def test_childrens_names_said_together(lang, text, value):
 ])
 def test_children_and_something_else_are_no_names(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "family.children.name"], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # swimming said with the verb
+    ("en-us", "i swim laps every morning", "exercise", "swimming"),
+    ("pt-pt", "nado na piscina municipal", "exercise", "natação"),
+    ("es-es", "nado en la piscina municipal los lunes", "exercise", "natación"),
+    ("de-de", "ich schwimme jeden Morgen im Hallenbad", "exercise", "Schwimmen"),
+    # the language spoken at home
+    ("es-es", "en casa hablamos euskera", "skill.language", "euskera"),
+    ("pt-pt", "em casa falamos crioulo", "skill.language", "crioulo"),
+    ("en-us", "at home we speak polish", "skill.language", "polish"),
+])
+def test_swimming_and_the_language_spoken_at_home(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
