@@ -10,11 +10,12 @@ from tests.helpers import exchange, scope
 
 
 def told(make_engine, lang, *texts):
-    """An engine whose user said each of ``texts``, each answered "Ok."."""
+    """An engine whose user said each of ``texts``, each answered "Ok." (or a
+    (said, reply) pair: the reply given)."""
     engine = make_engine(lang=lang)
     sc = scope(lang=lang)
     for text in texts:
-        exchange(engine, sc, text, "Ok.")
+        exchange(engine, sc, *((text, "Ok.") if isinstance(text, str) else text))
     engine.wait_idle()
     return engine, sc
 
@@ -140,6 +141,10 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     # nor what is never learnt of a relative (a hobby, a car) by their other facts
     ("en-us", "my son tom lives in leeds", "what is my son's hobby"),
     ("pt-pt", "o meu irmão mora em faro", "que carro tem o meu irmão"),
+    # the assistant's trivia names a word of the topic asked (bees under allergies), but
+    # what a person asks about themselves is not in what the assistant told them
+    ("es-es", ("cuéntame algo curioso", "Las abejas pueden reconocer caras humanas."), "a qué soy alérgico"),
+    ("en-us", ("tell me something interesting", "Bees can recognise human faces."), "what am i allergic to"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -409,18 +414,12 @@ def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True
 
 
-@pytest.mark.parametrize("lang,trivia,asked", [
-    # the assistant's trivia names a word of the topic asked (bees under allergies), but
-    # what a person asks about themselves is not in what the assistant told them
-    ("es-es", ("cuéntame algo curioso", "Las abejas pueden reconocer caras humanas."), "a qué soy alérgico"),
-    ("en-us", ("tell me something interesting", "Bees can recognise human faces."), "what am i allergic to"),
+@pytest.mark.parametrize("lang,question,slot", [
+    # saving or moving is a plan, not retirement
+    ("en-us", "what are we saving money for", "occupation.retired"),
+    ("pt-pt", "em que é que estou a pensar gastar dinheiro", "occupation.retired"),
+    ("es-es", "a dónde pensamos trasladarnos", "occupation.retired"),
+    ("de-de", "worauf spare ich", "occupation.retired"),
 ])
-def test_the_assistants_trivia_is_no_answer_about_the_user(make_engine, lang, trivia, asked):
-    engine, sc = told(make_engine, lang, *ELSEWHERE[lang][:2])
-    exchange(engine, sc, *trivia)
-    for text in ELSEWHERE[lang][2:]:
-        exchange(engine, sc, text, "Ok.")
-    engine.wait_idle()
-    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
-    assert not found, [(m.content, m.score) for m in found]
-
+def test_what_a_question_does_not_ask(lang, question, slot):
+    assert answers(slot, asked_slots(question, lang)) is not True
