@@ -1200,6 +1200,7 @@ def test_a_new_job_is_no_course(lang, text):
     # a home one left for this one
     ("en-us", "we moved here from phoenix back in 2019", "residence.previous", "Phoenix"),
     ("pt-pt", "viemos de lisboa há cinco anos", "residence.previous", "Lisboa"),
+    ("pt-pt", "vim viver para cá de lisboa em 2019", "residence.previous", "Lisboa"),
     ("es-es", "nos vinimos de barcelona hace tres años", "residence.previous", "Barcelona"),
     ("de-de", "wir sind vor zwei Jahren aus Köln hergezogen", "residence.previous", "Köln"),
     # meat one gave up long ago
