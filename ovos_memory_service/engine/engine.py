@@ -236,30 +236,33 @@ class MemoryEngine(Corrections, Upkeep):
 
     # -------------------------------------------------------------- history
     def update_history(self, scope: Scope, messages: List[ChatMessage],
-                       request_id: Optional[str] = None) -> dict:
+                       request_id: Optional[str] = None, received_at: Optional[float] = None) -> dict:
         """Store turns; returns once they are committed (background work
-        yields to it, as to builds: the client waits for the answer)."""
+        yields to it, as to builds: the client waits for the answer).
+        ``received_at`` (time.time(), default now): a pause set after it, while
+        the update waited, does not keep out what was said before the pause."""
+        received_at = time.time() if received_at is None else received_at
         with self.background.foreground():
-            return self._store_turns(scope, messages, request_id)
+            return self._store_turns(scope, messages, request_id, received_at)
 
-    def _store_turns(self, scope: Scope, messages: List[ChatMessage], request_id: Optional[str]) -> dict:
+    def _store_turns(self, scope: Scope, messages: List[ChatMessage], request_id: Optional[str],
+                     received_at: float) -> dict:
         store = self.store
         with store.transaction():
-            if store.is_paused(scope):
+            ids = store.find_request(scope, request_id) if request_id is not None else None
+            if ids is not None:
+                # a retry (paused since, or not): answer with what of it is still
+                # kept; turns the user forgot since are not stored again, and not claimed
+                kept = store.existing(ids)
+                reply = {"stored": len(kept), "ids": [i for i in ids if i in kept]}
+                if len(kept) < len(ids):
+                    reply["forgotten"] = len(ids) - len(kept)
+                return reply
+            if store.is_paused(scope, received_at):
                 return {"stored": 0, "ids": [], "paused": True}
             messages = [m for m in messages if not self._take_excluded(scope, m.role, m.content)]
             if not messages:
                 return {"stored": 0, "ids": []}
-            if request_id is not None:
-                ids = store.find_request(scope, request_id)
-                if ids is not None:
-                    # a retry: answer with what of it is still kept; turns the
-                    # user forgot since are not stored again, and not claimed
-                    kept = store.existing(ids)
-                    reply = {"stored": len(kept), "ids": [i for i in ids if i in kept]}
-                    if len(kept) < len(ids):
-                        reply["forgotten"] = len(ids) - len(kept)
-                    return reply
             now = self.clock()
             times = [m.created_at if m.created_at is not None else now for m in messages]
             conv = store.latest_conversation(scope)

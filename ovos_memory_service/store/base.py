@@ -371,8 +371,9 @@ class Store(abc.ABC):
 
     # ------------------------------------------------- the service's own
     @abc.abstractmethod
-    def is_paused(self, scope: Scope) -> bool:
-        ...
+    def is_paused(self, scope: Scope, at: Optional[float] = None) -> bool:
+        """Whether remembering is paused for the scope (by a pause set by ``at``,
+        a time.time(); None: now). A second pause keeps the first one's time."""
 
     @abc.abstractmethod
     def set_paused(self, scope: Scope, where: str, paused: bool):

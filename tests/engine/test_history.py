@@ -134,6 +134,30 @@ def test_pause_stores_nothing_and_lasts_across_restart(make_engine):
     assert store(engine, sc, user("now stored"))["stored"] == 1
 
 
+def test_a_retry_of_an_update_stored_before_the_pause_is_answered_with_its_ids(engine):
+    """The client's first try timed out though the daemon stored it; the user
+    paused, then the retry came: it was stored, so the reply says so (a
+    'paused' reply made the persona drop the turn from its local window)."""
+    sc = scope()
+    first = store(engine, sc, user("my name is Ana"), assistant("hello Ana"), request_id="r-1")
+    engine.pause(sc, "session", True)
+    assert store(engine, sc, user("my name is Ana"), assistant("hello Ana"), request_id="r-1") == first
+    assert store(engine, sc, user("secret"), request_id="r-2")["paused"] is True
+
+
+def test_an_update_that_reached_the_daemon_before_the_pause_is_stored(engine):
+    """Said before "stop remembering", but still waiting (for background work
+    to yield) when the pause was set: it was said before the pause, so it is
+    kept; an update that reaches the daemon after the pause is not."""
+    import time
+    sc = scope()
+    received = time.time()
+    engine.pause(sc, "session", True)
+    assert engine.update_history(sc, parse_messages([user("my name is Ana")]), received_at=received)["stored"] == 1
+    assert engine.update_history(sc, parse_messages([user("a secret")]))["paused"] is True
+    assert [m.content for m in engine.get_history(sc)] == ["my name is Ana"]
+
+
 def test_session_pause_leaves_other_sessions_recording(engine):
     paused, other = scope(session="kitchen"), scope(session="bedroom")
     engine.pause(paused, "session", True)

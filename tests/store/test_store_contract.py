@@ -600,6 +600,19 @@ def test_pauses(store):
     assert not store.is_paused(ALICE) and not store.is_paused(ALICE_CAR)
 
 
+def test_a_pause_holds_from_when_it_was_first_set(store):
+    """What reached the daemon before the pause is not held back by it; pausing
+    again does not move the pause later (what was said in between stays out)."""
+    import time
+    before = time.time()
+    store.set_paused(ALICE, "session", True)
+    between = time.time()
+    assert store.is_paused(ALICE) and store.is_paused(ALICE, between) and not store.is_paused(ALICE, before - 1)
+    time.sleep(0.01)
+    store.set_paused(ALICE, "session", True)
+    assert store.is_paused(ALICE, between)
+
+
 def test_pauses_are_listed_by_user(store):
     assert store.pauses() == []
     store.set_paused(CAROL, "user", True)

@@ -21,16 +21,17 @@ class Admin:
     """PostgresStore's own tables and upkeep."""
 
     # ------------------------------------------------------------ pauses
-    def is_paused(self, scope: Scope) -> bool:
+    def is_paused(self, scope: Scope, at: Optional[float] = None) -> bool:
         with self._cursor(scope.user_id) as cur:
-            return cur.execute("SELECT 1 FROM pauses WHERE user_id = %s AND session_id IN ('', %s)",
-                               [scope.user_id, scope.session_id]).fetchone() is not None
+            return cur.execute("SELECT 1 FROM pauses WHERE user_id = %s AND session_id IN ('', %s) "
+                               "AND (%s::double precision IS NULL OR paused_at <= %s)",
+                               [scope.user_id, scope.session_id, at, at]).fetchone() is not None
 
     def set_paused(self, scope: Scope, where: str, paused: bool):
         with self.transaction(), self._cursor(scope.user_id) as cur:
             if paused:
                 cur.execute("INSERT INTO pauses (user_id, session_id, paused_at) VALUES (%s, %s, %s) "
-                            "ON CONFLICT (user_id, session_id) DO UPDATE SET paused_at = excluded.paused_at",
+                            "ON CONFLICT (user_id, session_id) DO NOTHING",
                             [*pause_key(scope, where), time.time()])
             elif where == "session":
                 cur.execute("DELETE FROM pauses WHERE user_id = %s AND session_id = %s", pause_key(scope, where))

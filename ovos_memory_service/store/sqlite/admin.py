@@ -14,15 +14,16 @@ class Admin:
     """SqliteStore's own tables and upkeep (self.db, self._lock)."""
 
     # ------------------------------------------------------------ pauses
-    def is_paused(self, scope: Scope) -> bool:
+    def is_paused(self, scope: Scope, at: Optional[float] = None) -> bool:
         with self._reading() as db:
-            return db.execute("SELECT 1 FROM pauses WHERE user_id = ? AND session_id IN ('', ?)",
-                                   [scope.user_id, scope.session_id]).fetchone() is not None
+            return db.execute("SELECT 1 FROM pauses WHERE user_id = ? AND session_id IN ('', ?) "
+                              "AND (? IS NULL OR paused_at <= ?)",
+                              [scope.user_id, scope.session_id, at, at]).fetchone() is not None
 
     def set_paused(self, scope: Scope, where: str, paused: bool):
         with self.transaction():
             if paused:
-                self.db.execute("INSERT OR REPLACE INTO pauses (user_id, session_id, paused_at) VALUES (?, ?, ?)",
+                self.db.execute("INSERT OR IGNORE INTO pauses (user_id, session_id, paused_at) VALUES (?, ?, ?)",
                                 [*pause_key(scope, where), time.time()])
             elif where == "session":
                 self.db.execute("DELETE FROM pauses WHERE user_id = ? AND session_id = ?", pause_key(scope, where))
