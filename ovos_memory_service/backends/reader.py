@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, says_slot
+from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, of_others, says_slot
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -66,10 +66,13 @@ class MemberMisses:
                     for member, entry in self._counts.items()}
 
 
-def _says_more(turn: str, facts: Sequence[MemoryItem], lang: str) -> bool:
+def _says_more(turn: str, facts: Sequence[MemoryItem], lang: str, asked: Sequence[str] = ()) -> bool:
     """``turn`` has a word that none of the facts learnt from it has (nor a form of it),
-    nor says their slot ("vive" where the fact writes "mora")."""
-    known = {w for fact in facts for w in keywords(fact.content, lang)}
+    nor says their slot ("vive" where the fact writes "mora"), nor the question
+    (``asked``, its keywords) has: a word shared with the question is why the turn
+    was compared ("wo bin ich zur schule gegangen": "ich spiele seit der schule
+    querflöte"), not something its facts leave out."""
+    known = {w for fact in facts for w in keywords(fact.content, lang)} | set(asked)
     return any(not any(another_form(w, k) or another_form(k, w) for k in known)
                and not any(says_slot(w, fact.slot, lang) for fact in facts) for w in keywords(turn, lang))
 
@@ -209,8 +212,9 @@ class StoreReader:
         for i, item in facts.items():
             if item.sources:
                 told.setdefault(item.sources[0], []).append(i)
-        beyond = {item.id: _says_more(item.content, [facts[i] for i in told[item.id]], lang)
-                  for item in items if item.id in told} if asks_unheld(asked) else {}
+        words = keywords(query, lang)
+        beyond = {item.id: _says_more(item.content, [facts[i] for i in told[item.id]], lang, words)
+                  for item in items if item.id in told} if asks_unheld(asked) or not of_others(asked) else {}
         turns = {turn: True if any(found[i] is True for i in said)
                  else False if all(found[i] is False for i in said) and not beyond.get(turn) else None
                  for turn, said in told.items()}
@@ -278,7 +282,11 @@ class StoreReader:
         sources = [s for f in facts for s in f.sources[:1] if s not in have]
         turns = self.store.select_visible(self.visible(scope, ["turn"], where), sources) \
             if sources and "turn" in (kinds or KINDS) else []
-        return items + facts + [_item(r) for r in turns]
+        # the facts learnt from a compared turn that are no answer: they tell that the
+        # turn is about something else ("sou taxista em faro" for "what car do I drive")
+        beside = [_item(r) for r in rows if r["id"] not in have and answers(r["slot"], asked) is False
+                  and _item(r).sources[:1] and _item(r).sources[0] in have]
+        return items + facts + [_item(r) for r in turns] + beside
 
     def current_facts(self, scope: Scope, kinds: Sequence[str], limit: int) -> List[MemoryItem]:
         """The user's current facts (and the persona's attributes), newest first;

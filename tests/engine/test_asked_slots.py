@@ -145,6 +145,11 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     # what a person asks about themselves is not in what the assistant told them
     ("es-es", ("cuéntame algo curioso", "Las abejas pueden reconocer caras humanas."), "a qué soy alérgico"),
     ("en-us", ("tell me something interesting", "Bees can recognise human faces."), "what am i allergic to"),
+    # what the user said of another slot that no way answers this one: an allergy to cats
+    # is no pet, the bus to work no car, the school one has played the flute since no school
+    ("en-us", "i'm allergic to cats", "do i have any pets"),
+    ("pt-pt", "vou de autocarro para o trabalho", "que carro é que eu conduzo"),
+    ("de-de", "ich spiele seit der schule querflöte", "wo bin ich zur schule gegangen"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -165,6 +170,16 @@ def test_what_was_said_about_someone_answers_a_question_about_them(make_engine, 
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert found and (found[0].content == said or said in [m.content for m in found[:2]]), \
         [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,question,slot", [
+    ("en-us", "what do i do for a living", "studies"),       # a student's studies are what they do
+    ("pt-pt", "como é que vou para o trabalho", "vehicle"),  # the car is how one gets there
+    ("es-es", "dónde vivo", "origin"),                       # the town one is from may be home still
+    ("de-de", "welchen sport mache ich", "hobby"),
+])
+def test_a_fact_of_a_slot_that_may_tell_the_one_asked_is_not_set_aside(lang, question, slot):
+    assert answers(slot, asked_slots(question, lang)) is not False
 
 
 def test_a_two_word_question_is_no_topic_named_by_itself(make_engine):

@@ -53,6 +53,19 @@ BARE = "bare"  # a relative named with no word before ("where does mom live")
 # a place asked for ("what country"): a relative's home or origin ("em que país está a minha irmã"),
 # but of the user's own nothing in particular ("como é que nos deslocamos na cidade")
 PLACE, PLACES = "place", {"residence", "origin"}
+# of the user's own slots, those (by their first part) a fact of which may tell what a question
+# asking for one of them wants, though not of its slot ("what do I do" told by what one studies;
+# "how do I get to work" by the car one drives, but "what car do I drive" not by the tram)
+MAY_ANSWER = {
+    "occupation": {"employer", "business", "studies", "plan"}, "employer": {"occupation", "business"},
+    "business": {"occupation", "employer"}, "studies": {"plan"}, "school": set(),
+    "residence": {"origin", "household", "plan"}, "origin": {"residence"}, "household": {"residence"},
+    "transport": {"vehicle", "residence", "employer"}, "trip": {"plan"}, "plan": {"trip", "vehicle"},
+    "health": {"allergy", "intolerance", "diet"}, "allergy": {"intolerance", "health", "diet"},
+    "intolerance": {"allergy", "health", "diet"}, "diet": {"allergy", "intolerance", "health", "dislikes"},
+    "exercise": {"hobby", "team", "skill"}, "hobby": {"exercise", "skill", "team"}, "team": {"exercise"},
+    "skill": {"hobby", "exercise", "studies"}, "dislikes": {"diet"},
+}
 EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
 
@@ -144,6 +157,11 @@ def says_slot(word: str, slot: str, lang: str) -> bool:
     return bool(folder) and any(slot == s or slot.endswith("." + s) for s in _slots_of(word, _asked(folder)))
 
 
+def of_others(asked: FrozenSet[str]) -> bool:
+    """The question asks about a relative or an animal, not (only) the user."""
+    return any(a.startswith(("family.", "pet.")) for a in asked)
+
+
 def asks_unheld(asked: FrozenSet[str]) -> bool:
     """The question asks something of its subject that no slot holds ("what car does my sister drive")."""
     return any(a.endswith(".*." + UNHELD) for a in asked)
@@ -167,11 +185,19 @@ def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
     if any(_fits(slot, a) for a in asked):
         return True
     subjects = {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
-    if not subjects or SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
+    if not subjects:  # the user's own: a fact of theirs of an unrelated slot is no answer ("pet": an allergy)
+        return None if slot.startswith(("family.", "pet")) or any(related(slot, a) for a in asked) else False
+    if SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
     if asks_unheld(asked):
         return False  # what is known of the subject, or of anyone else, is not what was asked
     return None if any(slot.startswith(subject + ".") for subject in subjects) else False
+
+
+def related(slot: str, asked: str) -> bool:
+    """Whether a fact of ``slot`` may tell what a question asking ``asked`` wants (``MAY_ANSWER``)."""
+    first, wanted = slot.split(".")[0], asked.split(".")[0]
+    return first == wanted or first in MAY_ANSWER.get(wanted, ())
 
 
 def _fits(slot: str, asked: str) -> bool:
