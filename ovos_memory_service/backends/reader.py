@@ -28,6 +28,7 @@ MEMBER_THREADS = 8
 BRIEF = ("id", "seq", "kind", "role", "name", "created_at", "session_id", "persona_id")
 # how many of a user's newest facts are looked through for the slots a question asks for
 ASKED_FACTS = 500
+ELSEWHERE = "elsewhere"  # a turn whose facts are all of other slots, though it says more
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
 UNRELATED_SIMILARITY = 0.2
 
@@ -179,6 +180,8 @@ class StoreReader:
         said = normalized(query)
         one_word = len(words) == 1 and len(query.split()) <= 2 and not is_question(query, scope.lang)
         wanted = self._answers(query, items, scope.lang)
+        elsewhere = {i for i, flag in wanted.items() if flag is ELSEWHERE}
+        wanted = {i: (None if flag is ELSEWHERE else flag) for i, flag in wanted.items()}
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
@@ -191,7 +194,7 @@ class StoreReader:
                 normalized(item.content) == said or (item.value is not None and normalized(item.value) == said),
                 topical, 0.0 if cosine is None else standout(cosine, spread, model),
                 item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
-                item.kind != "turn" or item.role == "user", wanted.get(item.id)))
+                item.kind != "turn" or item.role == "user", wanted.get(item.id), item.id in elsewhere))
         return model, found
 
     @staticmethod
@@ -216,7 +219,7 @@ class StoreReader:
         beyond = {item.id: _says_more(item.content, [facts[i] for i in told[item.id]], lang, words)
                   for item in items if item.id in told} if asks_unheld(asked) or not of_others(asked) else {}
         turns = {turn: True if any(found[i] is True for i in said)
-                 else False if all(found[i] is False for i in said) and not beyond.get(turn) else None
+                 else (ELSEWHERE if beyond.get(turn) else False) if all(found[i] is False for i in said) else None
                  for turn, said in told.items()}
         return {**found, **turns}
 

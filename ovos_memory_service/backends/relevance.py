@@ -112,6 +112,8 @@ class Evidence:
     # a fact of the slot the question asks for, or the turn it was learnt from; False: about
     # someone else than the one asked about (learning/facts/asked.py); None: not known
     answers: Optional[bool] = None
+    # a turn whose facts are all of other slots than asked, though it says more than they do
+    elsewhere: bool = False
 
 
 def features(evidence: Evidence) -> Tuple[float, ...]:
@@ -184,7 +186,7 @@ def scores(evidence: Sequence[Evidence], model: Optional[str], groups: Optional[
             found[i] = _sigmoid(own)
             continue
         b0, b_own, b_lead = weights(evidence[i]).best
-        found[i] = _sigmoid(b0 + b_own * own + (b_lead * ahead if lead else 0.0))
+        found[i] = _sigmoid(b0 + b_own * own + (b_lead * ahead if lead and not evidence[i].elsewhere else 0.0))
     return found
 
 

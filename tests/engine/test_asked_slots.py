@@ -150,6 +150,8 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     ("en-us", "i'm allergic to cats", "do i have any pets"),
     ("pt-pt", "vou de autocarro para o trabalho", "que carro é que eu conduzo"),
     ("de-de", "ich spiele seit der schule querflöte", "wo bin ich zur schule gegangen"),
+    # nor does a turn that says a little more than its facts of another slot
+    ("de-de", "ich fahre jeden tag mit der straßenbahn zur arbeit", "welches auto fahre ich"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -177,6 +179,8 @@ def test_what_was_said_about_someone_answers_a_question_about_them(make_engine, 
     ("pt-pt", "como é que vou para o trabalho", "vehicle"),  # the car is how one gets there
     ("es-es", "dónde vivo", "origin"),                       # the town one is from may be home still
     ("de-de", "welchen sport mache ich", "hobby"),
+    ("en-us", "when is my birthday", "age"),                  # "I'll be sixty-four on June second"
+    ("es-es", "cuál es mi plato preferido", "likes"),          # a dish ("plato") is no plan ("plan")
 ])
 def test_a_fact_of_a_slot_that_may_tell_the_one_asked_is_not_set_aside(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not False

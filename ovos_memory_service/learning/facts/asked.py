@@ -64,7 +64,8 @@ MAY_ANSWER = {
     "health": {"allergy", "intolerance", "diet"}, "allergy": {"intolerance", "health", "diet"},
     "intolerance": {"allergy", "health", "diet"}, "diet": {"allergy", "intolerance", "health", "dislikes"},
     "exercise": {"hobby", "team", "skill"}, "hobby": {"exercise", "skill", "team"}, "team": {"exercise"},
-    "skill": {"hobby", "exercise", "studies"}, "dislikes": {"diet"},
+    "skill": {"hobby", "exercise", "studies"}, "dislikes": {"diet"}, "birthday": {"age"}, "age": {"birthday"},
+    "food": {"likes", "dislikes", "diet"},
 }
 EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
