@@ -415,6 +415,11 @@ EVERYDAY = {
         ("my three kids love football", "family.children.count", "three", "Has three children"),
         # a pet named with a word or two about it first, or by its breed
         ("our golden retriever is called sunny", "pet.dog.name", "Sunny", "Has a golden retriever called Sunny"),
+        # where a relative is, said in passing; a home one has been in for years
+        ("Mom's in Spokane with her new husband.", "family.mother.residence", "Spokane", "Mom lives in Spokane"),
+        ("my older brother's down in Houston", "family.brother.residence", "Houston", "Older brother lives in Houston"),
+        ("I've been in the same house in Alamo Heights since 1988", "residence", "Alamo Heights",
+         "Lives in Alamo Heights"),
     ],
     "pt-pt": [
         ("A minha irmã Ana mora em Coimbra", "family.sister.ana.residence", "Coimbra", "Irmã Ana mora em Coimbra"),
@@ -442,6 +447,8 @@ EVERYDAY = {
          "Dá aulas numa escola profissional"),
         ("temos um gato preto que se chama tejo", "pet.cat.name", "Tejo", "Gato chama-se Tejo"),
         ("o nosso labrador chama-se bolinhas", "pet.dog.name", "Bolinhas", "Labrador chama-se Bolinhas"),
+        ("A minha mãe está em Braga com o marido novo.", "family.mother.residence", "Braga", "Mãe mora em Braga"),
+        ("o meu irmão está no porto", "family.brother.residence", "Porto", "Irmão mora no Porto"),
     ],
     "es-es": [
         ("Mi hermano trabaja de cocinero en Valencia", "family.brother.occupation", "cocinero",
@@ -462,6 +469,8 @@ EVERYDAY = {
         ("mis dos hijas estudian fuera", "family.children.count", "dos", "Tiene dos hijos"),
         ("tenemos una perra mestiza que se llama luna", "pet.dog.name", "Luna", "Su perra se llama Luna"),
         ("nuestro galgo se llama rayo", "pet.dog.name", "Rayo", "Su galgo se llama Rayo"),
+        ("Mi madre está en Cuenca con su nuevo marido.", "family.mother.residence", "Cuenca", "Madre vive en Cuenca"),
+        ("mi hermano anda por sevilla", "family.brother.residence", "Sevilla", "Hermano vive en Sevilla"),
     ],
     "de-de": [
         ("Meine Schwester wohnt in Köln", "family.sister.residence", "Köln", "Schwester wohnt in Köln"),
@@ -481,6 +490,9 @@ EVERYDAY = {
         ("meine zwei kinder gehen in die kita", "family.children.count", "zwei", "Hat zwei Kinder"),
         ("ich bin klempner in kassel", "occupation", "Klempner", "Ist Klempner in Kassel"),
         ("unser dackel heißt waldi", "pet.dog.name", "Waldi", "Dackel heißt Waldi"),
+        ("Meine Mutter ist in Rostock bei ihrem neuen Mann.", "family.mother.residence", "Rostock",
+         "Mutter wohnt in Rostock"),
+        ("mein bruder ist unten in münchen", "family.brother.residence", "München", "Bruder wohnt in München"),
     ],
 }
 
@@ -1216,7 +1228,25 @@ def test_who_lives_with_one_where_one_lived_and_what_one_no_longer_eats(lang, te
 @pytest.mark.parametrize("lang,text", [
     ("en-us", "my son stayed with us over christmas"),
     ("en-us", "we came here from the park"),
+    # where a relative is for now, or what they are in, is no home
+    ("en-us", "dad's in the hospital"),
+    ("en-us", "my son's in college"),
+    ("en-us", "my brother is in a band"),
+    ("en-us", "my daughter's in third grade"),
+    ("en-us", "my wife's in the kitchen"),
+    ("en-us", "my son is in the navy"),
+    ("en-us", "my sister is in love with her job"),
+    ("en-us", "mom's in a good mood today"),
     ("pt-pt", "viemos de carro"),
+    ("pt-pt", "o meu pai está no hospital"),
+    ("pt-pt", "a minha filha está na escola"),
+    ("pt-pt", "o meu marido está em casa"),
+    ("es-es", "mi padre está en el hospital"),
+    ("es-es", "mi hijo está en paro"),
+    ("es-es", "mi mujer está en casa de su madre"),
+    ("de-de", "mein vater ist im krankenhaus"),
+    ("de-de", "meine tochter ist in der schule"),
+    ("de-de", "mein mann ist in rente"),
     ("es-es", "nos vinimos de la playa muy cansados"),
     ("de-de", "wir sind gerade aus dem Urlaub zurück"),
     ("de-de", "ich esse heute keinen Nachtisch"),
