@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, of_others, says_slot
+from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, of_another, says_slot
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -200,8 +200,11 @@ class StoreReader:
     @staticmethod
     def _answers(query: str, items: List[MemoryItem], lang: str) -> dict:
         """Item id -> whether it is what ``query`` asks for (learning/facts/asked.py),
-        for the facts with a slot and the turns they were learnt from (a turn says
-        what its facts say: one of them answers, or all are about someone else).
+        for the facts with a slot and the turns they were learnt from. A turn says
+        what its facts say: one of them answers, or all are about someone else; when
+        all are of other slots, it still may answer if it says a word of what is asked
+        of the relative ("my son eli works at the bakery": only his name was learnt), and
+        gets no lead (``ELSEWHERE``) if it says more than they and the question do.
         When the question asks what no slot holds ("what car does my sister
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
@@ -216,11 +219,20 @@ class StoreReader:
             if item.sources:
                 told.setdefault(item.sources[0], []).append(i)
         words = keywords(query, lang)
-        beyond = {item.id: _says_more(item.content, [facts[i] for i in told[item.id]], lang, words)
-                  for item in items if item.id in told} if asks_unheld(asked) or not of_others(asked) else {}
-        turns = {turn: True if any(found[i] is True for i in said)
-                 else (ELSEWHERE if beyond.get(turn) else False) if all(found[i] is False for i in said) else None
-                 for turn, said in told.items()}
+        turns = {}
+        for turn, content in ((item.id, item.content) for item in items if item.id in told):
+            said = told[turn]
+            flags = [found[i] for i in said]
+            if any(flag is True for flag in flags) or not all(flag is False for flag in flags):
+                turns[turn] = True if True in flags else None
+            elif asks_unheld(asked):  # what no slot holds: the turn may tell it beside its facts
+                turns[turn] = None if _says_more(content, [facts[i] for i in said], lang) else False
+            elif any(of_another(facts[i].slot, asked) for i in said):
+                turns[turn] = False  # about someone else than the one asked about
+            elif any(".*." in a and says_slot(w, a, lang) for w in keywords(content, lang) for a in asked):
+                turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
+            else:
+                turns[turn] = ELSEWHERE if _says_more(content, [facts[i] for i in said], lang, words) else False
         return {**found, **turns}
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):

@@ -416,6 +416,8 @@ EVERYDAY = {
         # a pet named with a word or two about it first, or by its breed
         ("our golden retriever is called sunny", "pet.dog.name", "Sunny", "Has a golden retriever called Sunny"),
         # where a relative is, said in passing; a home one has been in for years
+        ("my husband marcus teaches chemistry at the high school", "family.husband.marcus.occupation",
+         "chemistry at the high school", "Husband Marcus teaches chemistry at the high school"),
         ("Mom's in Spokane with her new husband.", "family.mother.residence", "Spokane", "Mom lives in Spokane"),
         ("my older brother's down in Houston", "family.brother.residence", "Houston", "Older brother lives in Houston"),
         ("I've been in the same house in Alamo Heights since 1988", "residence", "Alamo Heights",

@@ -158,11 +158,6 @@ def says_slot(word: str, slot: str, lang: str) -> bool:
     return bool(folder) and any(slot == s or slot.endswith("." + s) for s in _slots_of(word, _asked(folder)))
 
 
-def of_others(asked: FrozenSet[str]) -> bool:
-    """The question asks about a relative or an animal, not (only) the user."""
-    return any(a.startswith(("family.", "pet.")) for a in asked)
-
-
 def asks_unheld(asked: FrozenSet[str]) -> bool:
     """The question asks something of its subject that no slot holds ("what car does my sister drive")."""
     return any(a.endswith(".*." + UNHELD) for a in asked)
@@ -190,9 +185,21 @@ def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
         return None if slot.startswith(("family.", "pet")) or any(related(slot, a) for a in asked) else False
     if SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
-    if asks_unheld(asked):
+    if asks_unheld(asked) or of_another(slot, asked):
         return False  # what is known of the subject, or of anyone else, is not what was asked
-    return None if any(slot.startswith(subject + ".") for subject in subjects) else False
+    # another of the subject's: no answer, unless it may tell the one asked, or names them
+    # when their name is asked ("Husband Marcus teaches chemistry")
+    wanted = {a.split(".*.")[1] for a in asked if ".*." in a}
+    if not wanted or any(related(slot.split(".")[-1], w) for w in wanted) or \
+            ("name" in wanted and len(slot.split(".")) > 3):
+        return None
+    return False
+
+
+def of_another(slot: str, asked: FrozenSet[str]) -> bool:
+    """The question asks about a relative or an animal, and a fact of ``slot`` is about someone else."""
+    subjects = {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
+    return bool(subjects) and SELF not in asked and not any(slot.startswith(s + ".") for s in subjects)
 
 
 def related(slot: str, asked: str) -> bool:
