@@ -333,6 +333,14 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
 @pytest.mark.parametrize("lang,question,slot", [
     # a bird asked for is a parrot, a budgie or a canary too
     ("de-de", "was für ein vogel lebt bei mir", "pet.parrot.name"),
+    # the words of a third fresh set's questions
+    ("es-es", "dónde vivíamos antes", "residence.previous"),
+    ("es-es", "qué curso hago", "studies"),
+    ("de-de", "wann werde ich ein jahr älter", "birthday"),
+    ("de-de", "welchen fußballverein unterstütze ich", "team"),
+    ("de-de", "was pflanze ich an", "hobby"),
+    ("pt-pt", "o que é que eu fazia antes de me aposentar", "occupation.former"),
+    ("pt-pt", "o que é que eu cultivo", "hobby"),
     ("pt-pt", "que pássaro é que eu tenho", "pet.parrot.name"),
     ("de-de", "wie heißt mein vogel", "pet.parrot.name"),
     # two words that ask together

@@ -1547,3 +1547,28 @@ def test_children_and_something_else_are_no_names(lang, text):
 ])
 def test_swimming_and_the_language_spoken_at_home(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a third fresh set's everyday phrasings
+    ("en-us", "i catch the early bus every morning", "transport", "bus"),
+    ("es-es", "antes era cajera en un supermercado de gijón", "occupation.former", "cajera"),
+    ("es-es", "voy a natación tres mañanas por semana", "exercise", "natación"),
+    ("es-es", "en navidades quiero irme a laponia a ver la aurora boreal", "trip", "Laponia"),
+    ("es-es", "tengo una vespa de segunda mano para moverme por el centro", "vehicle", "vespa de segunda mano"),
+    ("es-es", "me he puesto a aprender cajón flamenco con un vecino", "skill.plays", "cajón"),
+    ("de-de", "ich bin zahnarzthelferin, die praxis ist gleich am bahnhof", "occupation", "Zahnarzthelferin"),
+    ("de-de", "ich hab an heiligabend geburtstag", "birthday", "heiligabend"),
+    ("de-de", "ich hab eine dauerkarte bei holstein kiel", "team", "Holstein Kiel"),
+    ("de-de", "früher bin ich zur see gefahren, zwanzig jahre als maschinist auf frachtern",
+     "occupation.former", "Maschinist auf Frachtern"),
+])
+def test_everyday_ways_written_fresh_a_third_time(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("es-es", "soy del día de reyes"),  # a day one was born on, not a place one is from
+])
+def test_a_day_is_no_place_one_is_from(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "origin"], extract_facts(text, lang)
