@@ -179,7 +179,7 @@ class StoreReader:
         # a topic named by itself ("music", "my sister"), not a question about it ("onde vivo")
         said = normalized(query)
         one_word = len(words) == 1 and len(query.split()) <= 2 and not is_question(query, scope.lang)
-        wanted = self._answers(query, items, scope.lang)
+        wanted = self._answers(query, items, scope.lang, one_word)
         elsewhere = {i for i, flag in wanted.items() if flag is ELSEWHERE}
         wanted = {i: (None if flag is ELSEWHERE else flag) for i, flag in wanted.items()}
         found = []
@@ -198,7 +198,7 @@ class StoreReader:
         return model, found
 
     @staticmethod
-    def _answers(query: str, items: List[MemoryItem], lang: str) -> dict:
+    def _answers(query: str, items: List[MemoryItem], lang: str, topic: bool = False) -> dict:
         """Item id -> whether it is what ``query`` asks for (learning/facts/asked.py),
         for the facts with a slot and the turns they were learnt from. A turn says
         what its facts say: one of them answers, or all are about someone else; when
@@ -213,7 +213,7 @@ class StoreReader:
         if not asked:
             return {}
         facts = {item.id: item for item in items if item.slot}
-        found = {i: answers(item.slot, asked) for i, item in facts.items()}
+        found = {i: answers(item.slot, asked, topic) for i, item in facts.items()}
         told = {}
         for i, item in facts.items():
             if item.sources:
@@ -227,7 +227,8 @@ class StoreReader:
                 turns[turn] = True if True in flags else None
             elif asks_unheld(asked):  # what no slot holds: the turn may tell it beside its facts
                 turns[turn] = None if _says_more(content, [facts[i] for i in said], lang) else False
-            elif any(of_another(facts[i].slot, asked) for i in said):
+            elif any(of_another(facts[i].slot, asked) for i in said) or \
+                    (topic and all(facts[i].slot.startswith("family.") for i in said)):
                 turns[turn] = False  # about someone else than the one asked about
             elif any(".*." in a and says_slot(w, a, lang) for w in keywords(content, lang) for a in asked):
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")

@@ -38,3 +38,19 @@ def test_a_request_is_not_what_was_told_about_a_topic(make_engine):
     family = {m.id for m in engine.forget(sc, query="family", dry_run=True, limit=20)}
     assert set(radios) <= family
     assert not family & set(joke + asked)
+
+
+def test_a_relatives_job_is_no_part_of_ones_own_work(make_engine):
+    """"forget what I told you about work" takes the user's job, not what they said of a
+    relative's ("o meu marido é mecânico numa oficina" is about the family), nor a
+    daughter who is a doctor under health; the family topic still takes them."""
+    engine = make_engine(lang="pt-pt")
+    sc = scope(lang="pt-pt")
+    mine = exchange(engine, sc, "sou enfermeira no centro de saúde de viseu", "Está bem.")["ids"]
+    his = exchange(engine, sc, "o meu marido nuno é mecânico numa oficina em famalicão", "Anotado.")["ids"]
+    exchange(engine, sc, "como está o tempo", "Está sol, com vinte graus.")
+    engine.wait_idle()
+    work = {m.id for m in engine.forget(sc, query="trabalho", dry_run=True, limit=20)}
+    assert mine[0] in work and not work & set(his)
+    family = {m.id for m in engine.forget(sc, query="família", dry_run=True, limit=20)}
+    assert his[0] in family

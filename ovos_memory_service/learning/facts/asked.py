@@ -171,18 +171,22 @@ def _slots_of(word: str, own: Dict[str, Tuple[str, ...]]) -> Tuple[str, ...]:
     return tuple(slot for listed, slots in own.items() if another_form(word, listed) for slot in slots)
 
 
-def answers(slot: Optional[str], asked: FrozenSet[str]) -> Optional[bool]:
+def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> Optional[bool]:
     """Whether a fact of ``slot`` is what a question asking for ``asked`` wants:
     None when either is unknown; False for a fact about anyone else than the
     subject asked about (a daughter's name for "what's my sister called", the
-    user's own job for "what does my sister do")."""
+    user's own job for "what does my sister do"). ``topic``: ``asked`` is a topic
+    named by one word, and a relative's fact is no part of the user's own
+    ("trabalho" is not "o meu marido é mecânico")."""
     if not slot or not asked:
         return None
     if any(_fits(slot, a) for a in asked):
         return True
     subjects = {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
     if not subjects:  # the user's own: a fact of theirs of an unrelated slot is no answer ("pet": an allergy)
-        return None if slot.startswith(("family.", "pet")) or any(related(slot, a) for a in asked) else False
+        if slot.startswith("family."):
+            return False if topic else None
+        return None if slot.startswith("pet") or any(related(slot, a) for a in asked) else False
     if SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
     if asks_unheld(asked) or of_another(slot, asked):
