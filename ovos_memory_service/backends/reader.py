@@ -233,7 +233,9 @@ class StoreReader:
             elif any(".*." in a and says_slot(w, a, lang) for w in keywords(content, lang) for a in asked):
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
             else:
-                turns[turn] = ELSEWHERE if _says_more(content, [facts[i] for i in said], lang, words) else False
+                # a topic has no lead to lose: a statement of other slots is about something else
+                says_more = not topic and _says_more(content, [facts[i] for i in said], lang, words)
+                turns[turn] = ELSEWHERE if says_more else False
         return {**found, **turns}
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):

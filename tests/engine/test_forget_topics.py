@@ -54,3 +54,24 @@ def test_a_relatives_job_is_no_part_of_ones_own_work(make_engine):
     assert mine[0] in work and not work & set(his)
     family = {m.id for m in engine.forget(sc, query="família", dry_run=True, limit=20)}
     assert his[0] in family
+
+
+def test_a_topic_takes_what_belongs_to_it_and_not_a_word_that_looks_like_it(make_engine):
+    """"estudios" is not "vivo en un estudio" (a home)."""
+    engine = make_engine(lang="es-es")
+    sc = scope(lang="es-es")
+    home = exchange(engine, sc, "vivo sola en un estudio junto a la plaza mayor", "Apuntado.")["ids"]
+    phd = exchange(engine, sc, "hago el doctorado en historia medieval", "Vale.")["ids"]
+    exchange(engine, sc, "qué tiempo hace", "Hace sol y veinte grados.")
+    engine.wait_idle()
+    studies = {m.id for m in engine.forget(sc, query="estudios", dry_run=True, limit=20)}
+    assert phd[0] in studies and not studies & set(home)
+
+
+def test_school_takes_what_one_studies(make_engine):
+    engine = make_engine()
+    sc = scope()
+    masters = exchange(engine, sc, "i'm doing a master's in marine biology at uw", "Okay.")["ids"]
+    exchange(engine, sc, "what's the weather like", "Sunny and mild.")
+    engine.wait_idle()
+    assert masters[0] in {m.id for m in engine.forget(sc, query="school", dry_run=True, limit=20)}

@@ -57,7 +57,8 @@ PLACE, PLACES = "place", {"residence", "origin"}
 # asking for one of them wants, though not of its slot ("what do I do" told by what one studies;
 # "how do I get to work" by the car one drives, but "what car do I drive" not by the tram)
 MAY_ANSWER = {
-    "occupation": {"employer", "business", "studies", "plan"}, "employer": {"occupation", "business"},
+    "occupation": {"employer", "business", "studies", "plan", "transport"},
+    "employer": {"occupation", "business", "transport"},
     "business": {"occupation", "employer"}, "studies": {"plan"}, "school": set(),
     "residence": {"origin", "household", "plan"}, "origin": {"residence"}, "household": {"residence"},
     "transport": {"vehicle", "residence", "employer"}, "trip": {"plan"}, "plan": {"trip", "vehicle"},
@@ -67,6 +68,9 @@ MAY_ANSWER = {
     "skill": {"hobby", "exercise", "studies"}, "dislikes": {"diet"}, "birthday": {"age"}, "age": {"birthday"},
     "food": {"likes", "dislikes", "diet"},
 }
+# a topic named by one word takes more than a question about it asks: "school" takes what one
+# studies, though "where did I go to school" is not told by "I'm training to be a nurse"
+TOPIC_MAY_ANSWER = {"school": {"studies"}}
 EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
 
@@ -186,7 +190,7 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
     if not subjects:  # the user's own: a fact of theirs of an unrelated slot is no answer ("pet": an allergy)
         if slot.startswith("family."):
             return False if topic else None
-        return None if slot.startswith("pet") or any(related(slot, a) for a in asked) else False
+        return None if slot.startswith("pet") or any(related(slot, a, topic) for a in asked) else False
     if SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
     if asks_unheld(asked) or of_another(slot, asked):
@@ -206,10 +210,12 @@ def of_another(slot: str, asked: FrozenSet[str]) -> bool:
     return bool(subjects) and SELF not in asked and not any(slot.startswith(s + ".") for s in subjects)
 
 
-def related(slot: str, asked: str) -> bool:
-    """Whether a fact of ``slot`` may tell what a question asking ``asked`` wants (``MAY_ANSWER``)."""
+def related(slot: str, asked: str, topic: bool = False) -> bool:
+    """Whether a fact of ``slot`` may tell what a question asking ``asked`` wants
+    (``MAY_ANSWER``), or belongs to a topic named by one word (``TOPIC_MAY_ANSWER`` too)."""
     first, wanted = slot.split(".")[0], asked.split(".")[0]
-    return first == wanted or first in MAY_ANSWER.get(wanted, ())
+    return first == wanted or first in MAY_ANSWER.get(wanted, ()) or \
+        (topic and first in TOPIC_MAY_ANSWER.get(wanted, ()))
 
 
 def _fits(slot: str, asked: str) -> bool:
