@@ -302,8 +302,8 @@ class StoreReader:
             if sources and "turn" in (kinds or KINDS) else []
         # the facts learnt from a compared turn that are no answer: they tell that the
         # turn is about something else ("sou taxista em faro" for "what car do I drive")
-        beside = [_item(r) for r in rows if r["id"] not in have and answers(r["slot"], asked) is False
-                  and _item(r).sources[:1] and _item(r).sources[0] in have]
+        others = [_item(r) for r in rows if r["id"] not in have and answers(r["slot"], asked) is False]
+        beside = [f for f in others if f.sources[:1] and f.sources[0] in have]
         return items + facts + [_item(r) for r in turns] + beside
 
     def current_facts(self, scope: Scope, kinds: Sequence[str], limit: int) -> List[MemoryItem]:

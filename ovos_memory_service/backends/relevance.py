@@ -30,7 +30,10 @@ neighbouring turn, which may still raise ``rank_score``):
 - ``answers``: the memory is a fact of the slot the query asks for, or the
   turn it was learnt from ("what's my trade": an occupation,
   learning/facts/asked.py); a fact about someone else than the one the query
-  asks about ("what's my sister called": a daughter's name) scores 0;
+  asks about ("what's my sister called": a daughter's name), or of the user's of a slot that
+  cannot tell it ("do I have pets": an allergy to cats, learning/facts/asked.py MAY_ANSWER),
+  scores 0, and so does the turn it was learnt from if it says nothing more; a turn that
+  says a little more (``elsewhere``) is judged by its own evidence, without the lead;
 - ``own``: the memory is the user's own words (a user turn, or what was
   learnt from them), not the assistant's: what a person asks about is
   mostly what they said. (Counting only their statements, not their
