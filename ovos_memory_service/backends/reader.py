@@ -296,13 +296,14 @@ class StoreReader:
             return items
         rows = self.store.list_visible(self.visible(scope, fact_kinds, where), ASKED_FACTS, order="updated")
         have = {item.id for item in items}
-        facts = [_item(r) for r in rows if r["id"] not in have and answers(r["slot"], asked)]
+        judged = [(r, answers(r["slot"], asked)) for r in rows if r["id"] not in have]
+        facts = [_item(r) for r, answer in judged if answer]
         sources = [s for f in facts for s in f.sources[:1] if s not in have]
         turns = self.store.select_visible(self.visible(scope, ["turn"], where), sources) \
             if sources and "turn" in (kinds or KINDS) else []
         # the facts learnt from a compared turn that are no answer: they tell that the
         # turn is about something else ("sou taxista em faro" for "what car do I drive")
-        others = [_item(r) for r in rows if r["id"] not in have and answers(r["slot"], asked) is False]
+        others = [_item(r) for r, answer in judged if answer is False]
         beside = [f for f in others if f.sources[:1] and f.sources[0] in have]
         return items + facts + [_item(r) for r in turns] + beside
 

@@ -159,7 +159,13 @@ def says_slot(word: str, slot: str, lang: str) -> bool:
     """``word`` is one that asks for ``slot`` ("vive" for ``family.sister.residence``):
     a statement that says it tells that slot, in whatever words its fact is written."""
     folder = match_lang(lang)
-    return bool(folder) and any(slot == s or slot.endswith("." + s) for s in _slots_of(word, _asked(folder)))
+    return bool(folder) and any(slot == s or slot.endswith("." + s) for s in _word_slots(word, folder))
+
+
+@lru_cache(maxsize=8192)
+def _word_slots(word: str, folder: str) -> Tuple[str, ...]:
+    """``_slots_of`` a word in a language (a statement's words are looked up again and again)."""
+    return _slots_of(word, _asked(folder))
 
 
 def asks_unheld(asked: FrozenSet[str]) -> bool:
