@@ -1572,3 +1572,14 @@ def test_everyday_ways_written_fresh_a_third_time(lang, text, slot, value):
 ])
 def test_a_day_is_no_place_one_is_from(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "origin"], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a relative who emigrated, said as a state, named or not; one who has been living somewhere
+    ("pt-pt", "o meu filho joão está emigrado na suíça há dez anos", "family.son.joão.residence", "Suíça"),
+    ("pt-pt", "a minha irmã está emigrada em frança", "family.sister.residence", "França"),
+    ("es-es", "mi hijo está emigrado en alemania", "family.son.residence", "Alemania"),
+    ("en-us", "my son has been living in switzerland for ten years", "family.son.residence", "Switzerland"),
+])
+def test_a_relative_who_emigrated_or_has_been_living_somewhere(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
