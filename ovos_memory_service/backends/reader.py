@@ -4,7 +4,7 @@ locks its own reads, so composite members run side by side."""
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ovos_utils.log import LOG
 
@@ -28,7 +28,6 @@ MEMBER_THREADS = 8
 BRIEF = ("id", "seq", "kind", "role", "name", "created_at", "session_id", "persona_id")
 # how many of a user's newest facts are looked through for the slots a question asks for
 ASKED_FACTS = 500
-ELSEWHERE = "elsewhere"  # a turn whose facts are all of other slots, though it says more
 # cosine similarity that unrelated sentences reach with all-MiniLM-L6-v2 (about 0.1-0.2)
 UNRELATED_SIMILARITY = 0.2
 
@@ -179,9 +178,7 @@ class StoreReader:
         # a topic named by itself ("music", "my sister"), not a question about it ("onde vivo")
         said = normalized(query)
         one_word = len(words) == 1 and len(query.split()) <= 2 and not is_question(query, scope.lang)
-        wanted = self._answers(query, items, scope.lang, one_word)
-        elsewhere = {i for i, flag in wanted.items() if flag is ELSEWHERE}
-        wanted = {i: (None if flag is ELSEWHERE else flag) for i, flag in wanted.items()}
+        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word)
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
@@ -198,28 +195,29 @@ class StoreReader:
         return model, found
 
     @staticmethod
-    def _answers(query: str, items: List[MemoryItem], lang: str, topic: bool = False) -> dict:
-        """Item id -> whether it is what ``query`` asks for (learning/facts/asked.py),
+    def _answers(query: str, words: Sequence[str], items: List[MemoryItem], lang: str,
+                 topic: bool = False) -> Tuple[Dict[str, Optional[bool]], Set[str]]:
+        """Item id -> whether it is what ``query`` (its keywords: ``words``) asks for
+        (learning/facts/asked.py), and the turns that get no lead (below),
         for the facts with a slot and the turns they were learnt from. A turn says
         what its facts say: one of them answers, or all are about someone else; when
         all are of other slots, it still may answer if it says a word of what is asked
         of the relative ("my son eli works at the bakery": only his name was learnt), and
-        gets no lead (``ELSEWHERE``) if it says more than they and the question do.
+        gets no lead (the set returned) if it says more than they and the question do.
         When the question asks what no slot holds ("what car does my sister
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out."""
         asked = asked_slots(query, lang)
         if not asked:
-            return {}
+            return {}, set()
         facts = {item.id: item for item in items if item.slot}
         found = {i: answers(item.slot, asked, topic) for i, item in facts.items()}
         told = {}
         for i, item in facts.items():
             if item.sources:
                 told.setdefault(item.sources[0], []).append(i)
-        words = keywords(query, lang)
-        turns = {}
+        turns, elsewhere = {}, set()
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]
             flags = [found[i] for i in said]
@@ -232,11 +230,12 @@ class StoreReader:
                 turns[turn] = False  # about someone else than the one asked about
             elif any(".*." in a and says_slot(w, a, lang) for w in keywords(content, lang) for a in asked):
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
+            elif topic or not _says_more(content, [facts[i] for i in said], lang, words):
+                turns[turn] = False  # a topic has no lead to lose: it is about something else
             else:
-                # a topic has no lead to lose: a statement of other slots is about something else
-                says_more = not topic and _says_more(content, [facts[i] for i in said], lang, words)
-                turns[turn] = ELSEWHERE if says_more else False
-        return {**found, **turns}
+                turns[turn] = None  # judged by its own evidence, without the lead
+                elsewhere.add(turn)
+        return {**found, **turns}, elsewhere
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):
         """The cosines of ``ids`` to ``vector``, and their spread over the

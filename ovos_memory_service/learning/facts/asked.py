@@ -192,7 +192,7 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
         return None
     if any(_fits(slot, a) for a in asked):
         return True
-    subjects = {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
+    subjects = _asked_subjects(asked)
     if not subjects:  # the user's own: a fact of theirs of an unrelated slot is no answer ("pet": an allergy)
         if slot.startswith("family."):
             return False if topic else None
@@ -212,8 +212,13 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
 
 def of_another(slot: str, asked: FrozenSet[str]) -> bool:
     """The question asks about a relative or an animal, and a fact of ``slot`` is about someone else."""
-    subjects = {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
+    subjects = _asked_subjects(asked)
     return bool(subjects) and SELF not in asked and not any(slot.startswith(s + ".") for s in subjects)
+
+
+def _asked_subjects(asked: FrozenSet[str]) -> Set[str]:
+    """The relatives and animals a question asks about (``family.sister``, ``pet.dog``)."""
+    return {a.split(".*.")[0] for a in asked if a.startswith(("family.", "pet."))}
 
 
 def related(slot: str, asked: str, topic: bool = False) -> bool:
