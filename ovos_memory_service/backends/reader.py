@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, of_another, says_slot
+from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, names_of, of_another, says_slot
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -208,10 +208,10 @@ class StoreReader:
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out."""
-        asked = asked_slots(query, lang)
+        facts = {item.id: item for item in items if item.slot}
+        asked = asked_slots(query, lang, names_of(((f.slot, f.value) for f in facts.values()), lang))
         if not asked:
             return {}, set()
-        facts = {item.id: item for item in items if item.slot}
         found = {i: answers(item.slot, asked, topic) for i, item in facts.items()}
         told = {}
         for i, item in facts.items():
@@ -288,8 +288,9 @@ class StoreReader:
         asks for (learning/facts/asked.py) with the turns they were learnt
         from, those not among ``items`` already: "qual é a minha profissão"
         shares neither a word nor much meaning with "dou aulas numa escola",
-        so no search brings the fact learnt from it, yet it is the answer."""
-        asked = asked_slots(query, scope.lang)
+        so no search brings the fact learnt from it, yet it is the answer. Someone
+        asked about by name is known by the names in ``items``' facts."""
+        asked = asked_slots(query, scope.lang, names_of(((i.slot, i.value) for i in items if i.slot), scope.lang))
         fact_kinds = [k for k in kinds or KINDS if k in USER_FACT_KINDS]
         if not asked or not fact_kinds:
             return items

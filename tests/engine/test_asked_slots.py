@@ -5,7 +5,7 @@ slot it asks for (locale/<lang>/facts/asked.list; a relative by the words of
 family.facts)."""
 import pytest
 
-from ovos_memory_service.learning.facts.asked import answers, asked_slots
+from ovos_memory_service.learning.facts.asked import answers, asked_slots, names_of
 from tests.helpers import exchange, scope
 
 
@@ -155,6 +155,7 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     ("en-us", "my husband marcus teaches chemistry at the high school", "where did my husband grow up"),
     ("pt-pt", "o meu marido nuno é mecânico numa oficina em famalicão", "de onde é natural o meu marido"),
     ("es-es", "mi marido es minero jubilado", "cómo se llama mi marido"),
+    ("en-us", "my sister moved to denver in may", "what does my sister do"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -244,6 +245,47 @@ def test_a_parent_named_without_my_is_the_one_asked_about(make_engine, lang, the
     assert found and all(m.content != mine and "leiria" not in m.content.lower()
                          and "dayton" not in m.content.lower() and "hamburg" not in m.content.lower()
                          for m in found), [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,theirs,mine,asked", [
+    # someone asked about by the name the user gave them, without "my sister"
+    ("en-us", "my sister rita moved to porto last year", "i live in lisbon with my husband", "where does rita live now"),
+    ("es-es", "mi hermano pablo vive en cádiz", "yo vivo en madrid", "dónde vive pablo"),
+    ("de-de", "meine schwester lena ist krankenschwester in der uniklinik", "ich arbeite als elektriker bei siemens",
+     "was arbeitet lena eigentlich"),
+    ("pt-pt", "o meu amigo tiago mora em viseu", "moro em leiria", "onde é que o tiago mora"),
+])
+def test_someone_named_by_name_alone_is_the_one_asked_about(make_engine, lang, theirs, mine, asked):
+    engine, sc = told(make_engine, lang, mine, theirs, "what time is it")
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    # their statement or the fact learnt from it first, and nothing of the user's own
+    assert found and (found[0].content == theirs or (found[0].slot or "").startswith("family.")), \
+        [(m.content, m.score) for m in found]
+    assert not [m for m in found if m.content == mine or (m.slot or "").split(".")[0] in ("residence", "occupation")], \
+        [(m.content, m.score) for m in found]
+
+
+def test_the_names_a_user_gave_are_known_from_their_facts():
+    names = names_of([("family.sister.rita.residence", "Porto"), ("pet.dog.name", "Rex"),
+                      ("family.children.name", "Eli and Mia"), ("occupation", "Nurse")], "en-us")
+    assert answers("pet.dog.age", asked_slots("how old is rex now", "en-us", names)) is True
+    assert answers("age", asked_slots("how old is rex now", "en-us", names)) is False
+    assert answers("family.sister.rita.residence", asked_slots("where does rita live", "en-us", names)) is True
+    assert answers("family.son.eli.age", asked_slots("how old is mia", "en-us", names)) is True  # one of the kids
+    assert answers("residence", asked_slots("where does rita live", "en-us", names)) is False
+    assert answers("residence", asked_slots("where do i live", "en-us", names)) is True
+
+
+@pytest.mark.parametrize("lang,said,mine,asked", [
+    # a named person's other facts, or the user's own, are no answer to what was never said of them
+    ("de-de", "meine freundin lena wohnt in bremen", "ich bin klempner in kassel", "was arbeitet lena"),
+    ("es-es", "mi hermano pablo vive en cádiz", "soy fontanero en teruel", "a qué se dedica pablo"),
+    ("en-us", "my husband marcus teaches chemistry at the high school", "i grew up in el paso", "where is marcus from"),
+])
+def test_what_was_never_said_of_someone_named_gets_nothing(make_engine, lang, said, mine, asked):
+    engine, sc = told(make_engine, lang, said, mine, "what time is it")
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
 
 
 def test_a_statement_said_in_other_words_than_its_fact_is_still_only_its_fact(make_engine):

@@ -11,14 +11,16 @@ too: "lives"). Someone named after a word of its ``family`` line ("my sister",
 ``bare`` line alone ("mom"), is the subject the question asks about: it asks
 for that subject's slots (``family.sister``), and a fact about anyone else,
 the user included, is no answer to it, unless the question names the user too
-(its ``self`` line: "where did I live when my son was born"). A question that
+(its ``self`` line: "where did I live when my son was born"). So is someone
+asked about by the name the user gave them ("where does Rita live", when a
+fact says "Sister Rita lives in Porto": ``names_of``). A question that
 asks of its subject a topic no slot holds ("what car does my sister drive") is
 not answered by the subject's other facts either: they are about her, not
 what was asked.
 """
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
 from ovos_memory_service.common.words import another_form, keywords, topical
@@ -87,6 +89,14 @@ def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
 
 
 @lru_cache(maxsize=16)
+def _apart(folder: str) -> Tuple[Tuple[re.Pattern, Tuple[str, ...]], ...]:
+    """asked.list's entries of two words apart ("where ... from"): a regex of each, and its slots."""
+    return tuple((re.compile(r"(?<!\w)%s(?!\w).*(?<!\w)%s(?!\w)" % tuple(
+        re.escape(w.strip()) for w in word.split("..."))), slots)
+        for word, slots in _asked(folder).items() if word.count("...") == 1)
+
+
+@lru_cache(maxsize=16)
 def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
     """A regex of a subject's words after a word of the ``family`` line, or of
     the ``bare`` line alone (the words in its group 1 or 2), and the words ->
@@ -122,9 +132,26 @@ def _of_others(folder: str) -> FrozenSet[str]:
                      if rule.slot.split(".")[0] in ("family", "pet"))
 
 
+def names_of(facts: Iterable[Tuple[Optional[str], Optional[str]]], lang: str) -> Tuple[Tuple[str, str], ...]:
+    """The names the user gave relatives and animals in ``facts`` ((slot, value)
+    pairs), each word with the subject it names: ("rita", "family.sister.rita")
+    from ``family.sister.rita.residence``, ("rex", "pet.dog") from ``pet.dog.name``
+    valued "Rex". Sorted, so that ``asked_slots`` knows a question it has read."""
+    found = set()
+    for slot, value in facts:
+        parts = (slot or "").split(".")
+        if parts[0] == "family" and len(parts) == 4:
+            found |= {(w, ".".join(parts[:3])) for w in keywords(parts[2], lang)}
+        elif parts[0] in ("family", "pet") and len(parts) == 3 and parts[2] == "name" and value:
+            found |= {(w, f"{parts[0]}.{kind}") for w in keywords(value, lang)
+                      for kind in (ALSO.get(parts[1], (parts[1],)) if parts[0] == "family" else (parts[1],))}
+    return tuple(sorted(found))
+
+
 @lru_cache(maxsize=256)
-def asked_slots(text: str, lang: str) -> FrozenSet[str]:
-    """The slots (or their beginnings: ``family.sister``) ``text`` asks for."""
+def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -> FrozenSet[str]:
+    """The slots (or their beginnings: ``family.sister``) ``text`` asks for;
+    ``names``: the user's (``names_of``)."""
     folder = match_lang(lang)
     if not folder:
         return frozenset()
@@ -132,21 +159,25 @@ def asked_slots(text: str, lang: str) -> FrozenSet[str]:
     own = _asked(folder)
     words = WORD.findall(said)
     # a word asks in any of its forms; two or three words together ("de onde", "auf die welt")
-    # as the list writes them
+    # as the list writes them, and two apart ("where ... from")
     asked = {slot for word in words for slot in _slots_of(word, own)}
     asked |= {slot for n in (2, 3) for run in zip(*(words[i:] for i in range(n)))
               for slot in own.get(" ".join(run), ())}
+    asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
     slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE}
     pattern, prefixes = _subjects(folder)
     named = list(pattern.finditer(said)) if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
+    # a name the user gave someone, not a word that asks something ("Will", "June")
+    by_name = {(w, subject) for w, subject in names if w in words and not _slots_of(w, own)}
+    subjects |= {subject for _, subject in by_name}
     if not subjects:
         return frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
     # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
     # "my dog rex": all of his
-    held = {w for m in named for w in WORD.findall(m.group(0))}
+    held = {w for m in named for w in WORD.findall(m.group(0))} | {w for w, _ in by_name}
     other = [w for w in keywords(said, lang) if w not in held and not _slots_of(w, own)]
     # what the rules never learn of a relative ("what car does my sister drive") is unheld too
     attributes = {s for s in slots if s.split(".")[-1] in _of_others(folder)}
