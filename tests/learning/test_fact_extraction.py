@@ -1583,3 +1583,46 @@ def test_a_day_is_no_place_one_is_from(lang, text):
 ])
 def test_a_relative_who_emigrated_or_has_been_living_somewhere(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a relative clause after the value is no part of it (relative.list)
+    ("es-es", "vivo en laguna de duero que está aquí al lado", "residence", "Laguna de Duero"),
+    ("pt-pt", "trabalho numa fábrica de móveis que fica em paredes", "employer", "fábrica de móveis"),
+])
+def test_a_relative_clause_ends_the_value(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("es-es", "mi madre es de las que nunca se quejan"),  # "las" is no place
+])
+def test_a_value_that_is_a_function_word_is_none(lang, text):
+    assert not extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # German puts the verb second: what comes first ("seit zwei jahren", "aufgewachsen") moves the
+    # subject after the verb, and the statement is the same as with "ich" first
+    ("de-de", "seit zwei jahren wohne ich in radebeul", "residence", "Radebeul"),
+    ("de-de", "aufgewachsen bin ich in annaberg", "origin", "Annaberg"),
+    ("de-de", "in hamburg arbeite ich als krankenpfleger", "occupation", "Krankenpfleger"),
+    ("de-de", "seit letztem jahr wohnen wir in kiel", "residence", "Kiel"),
+    # and speech drops the first person's -e ("hab", "wohn", "spiel") and says "nen" for "einen"
+    ("de-de", "ich spiel bratsche im uniorchester", "skill.plays", "Bratsche"),
+    ("de-de", "ich fahr nen alten vw bulli", "vehicle", "alten vw bulli"),
+    ("de-de", "seit zwei jahren wohn ich in radebeul", "residence", "Radebeul"),
+    ("de-de", "ich hab nen schäferhund der heißt rocky", "pet.dog.name", "Rocky"),
+])
+def test_what_is_said_the_spoken_way(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("de-de", "heute hab ich pizza gegessen"),
+    ("de-de", "gestern hab ich meinen bruder in berlin besucht"),
+    ("de-de", "wo wohnst du eigentlich"),
+    ("de-de", "ich habe einen hund der heißt nicht so"),
+])
+def test_a_verb_second_clause_states_no_more_than_it_says(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.split(".")[0] in ("residence", "family") or ".name" in f.slot]

@@ -4,7 +4,7 @@ The language knowledge lives in ``locale/<lang>/facts/``: one ``<family>.facts``
 file per slot family (the format is described at the top of each file) and
 word lists that guard and trim the matches (``boundaries``, ``fillers``,
 ``questions``, ``hypothetical``, ``reported``, ``articles``, ``trailing``,
-``reject``, ``nonnames``, ``numbers``) and write them (``particles``, ``indefinite``,
+``relative``, ``reject``, ``nonnames``, ``numbers``, ``spoken``, ``inverted``) and write them (``particles``, ``indefinite``,
 ``definite``, ``casing``; ``.list`` files). This module only reads and applies them:
 
 - the utterance is cut into sentences; a sentence that is a question, a
@@ -59,7 +59,7 @@ from ovos_memory_service.common.resources import locale_dir, match_lang, read_li
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months")
+         "numbers", "months", "relative", "spoken", "inverted")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -113,6 +113,9 @@ class Language:
     maps: Dict[str, Dict[str, str]]                 # map name -> {word: key}
     compiled: list = field(default_factory=list)    # (specificity, regex, negated, rule)
     trailing: list = field(default_factory=list)    # regexes of what a value may end with
+    relative: Optional[re.Pattern] = None           # a word that opens a relative clause in a value
+    spoken: Dict[str, str] = field(default_factory=dict)  # a spoken form -> as patterns write it
+    inverted: Optional[re.Pattern] = None           # a verb-second clause: what comes first, the verb, the subject
     function_words: frozenset = frozenset()         # articles, particles, the language's stop words
     article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
     nonnames: frozenset = frozenset()               # words that are never a person's name
@@ -316,6 +319,10 @@ def load_language(folder: str) -> Optional[Language]:
     function = articles | frozenset(lists["particles"]) | stop_words(folder)
     lang = Language(code=folder, boundary=boundary, lists=lists, rules=[], maps={},
                     trailing=[_trailing_regex(t, boundary) for t in lists["trailing"]],
+                    relative=_word_list_regex(lists["relative"], False),
+                    spoken=dict((w.strip() for w in line.split(">", 1)) for line in lists["spoken"]),
+                    inverted=re.compile(r"((?:[^\W\d_][\w'-]*\s+){1,5}?)([^\W\d_][\w'-]*)\s+(%s)\s+(?=\w)"
+                                        % _words_regex(lists["inverted"]), re.IGNORECASE) if lists["inverted"] else None,
                     function_words=function, article_words=articles,
                     nonnames=function | frozenset(lists["nonnames"] + lists["fillers"] + lists["boundaries"]
                                                   + lists["questions"] + lists["reject"]))
@@ -373,9 +380,13 @@ def _clause_starts(sentence: str, boundary, filler_run) -> List[int]:
 
 
 def _trim(raw: str, lang: Language) -> str:
-    """``raw`` without trailing fillers, time phrases ("last spring", "há dois
-    anos") and punctuation; at least one word stays."""
+    """``raw`` without a relative clause ("laguna de duero que está aquí al
+    lado"), trailing fillers, time phrases ("last spring", "há dois anos") and
+    punctuation; at least one word stays."""
     text = raw.strip(TRIM)
+    opens = lang.relative.search(text) if lang.relative else None
+    if opens and opens.start() > 0 and text[opens.end():].strip():
+        text = text[:opens.start()].strip(TRIM)
     while True:  # the longest trailing phrase first: "two years ago", not "years ago"
         starts = [found.start() for found in (regex.search(text) for regex in lang.trailing)
                   if found and found.start() > 0]
@@ -394,7 +405,7 @@ def _clean(raw: str, lang: Language, rule: Rule):
         words.pop(0)
     value = " ".join(words).strip(TRIM)
     low = value.lower()
-    if (not value or low in lang.lists["reject"] or low in rule.reject
+    if (not value or low in lang.lists["reject"] or low in lang.function_words or low in rule.reject
             or low.split()[0] in rule.reject or len(words) > rule.words):
         return None
     if rule.digits is not None and bool(re.search(r"\d", value)) != rule.digits:
@@ -536,6 +547,39 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
                          text=text[:1].upper() + text[1:])
 
 
+def _written_out(text: str, lang: Language) -> str:
+    """``text`` with its spoken forms as the patterns write them (``spoken``:
+    "ich hab nen hund" -> "ich habe einen hund")."""
+    if not lang.spoken:
+        return text
+    return re.sub(r"(?<!\w)(%s)(?!\w)" % _words_regex(lang.spoken),
+                  lambda m: lang.spoken[m.group(1).lower()], text, flags=re.IGNORECASE)
+
+
+def _subject_first(sentence: str, start: int, lang: Language, boundary: re.Pattern) -> List[str]:
+    """A verb-second clause at ``start`` ("seit zwei jahren wohne ich in
+    radebeul") with its subject first, as the patterns say it: what came first
+    after the clause ("ich wohne in radebeul seit zwei jahren": a participle's
+    place, "aufgewachsen bin ich in annaberg"), then right after the verb."""
+    found = lang.inverted.match(sentence, start) if lang.inverted else None
+    if not found:  # a subordinate clause ("wenn ich ...") reads "ich wenn ...": no pattern says that
+        return []
+    front, verb, subject = (found.group(i).strip() for i in (1, 2, 3))
+    end = boundary.search(sentence, found.end())
+    rest, after = (sentence[found.end():end.start()], sentence[end.start():]) if end else (sentence[found.end():], "")
+    return [f"{subject} {verb} {rest} {front}{after}", f"{subject} {verb} {front} {rest}{after}"]
+
+
+def _clause_fact(sentence: str, start: int, lang: Language) -> Optional[ExtractedFact]:
+    """The fact of the most specific pattern that matches at ``start`` and takes its captures."""
+    for _, regex, negated, rule, maps in lang.compiled:
+        match = regex.match(sentence, start)
+        fact = match and _fact(match, negated, rule, maps, lang)
+        if fact:
+            return fact
+    return None
+
+
 def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     """The facts the user states about themselves in one utterance."""
     folder = match_lang(lang) if text else None
@@ -545,22 +589,19 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     filler_run, questions, anywhere, at_start = _guards(folder)
     boundary = re.compile(language.boundary, re.IGNORECASE)
     facts, seen = [], set()
-    for sentence, question in _sentences(text):
+    for sentence, question in _sentences(_written_out(text, language)):
         starts = _clause_starts(sentence, boundary, filler_run)
         if (question or (questions and questions.match(sentence, starts[0]))
                 or (anywhere and anywhere.search(sentence))
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
         for start in starts:
-            for _, regex, negated, rule, maps in language.compiled:
-                match = regex.match(sentence, start)
-                fact = match and _fact(match, negated, rule, maps, language)
-                if fact:
-                    key = (fact.slot, fact.value.lower(), fact.negated)
-                    if key not in seen:
-                        seen.add(key)
-                        facts.append(fact)
-                    break
+            fact = _clause_fact(sentence, start, language) or next(
+                (f for f in (_clause_fact(r, 0, language) for r in _subject_first(sentence, start, language, boundary))
+                 if f), None)
+            if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
+                seen.add((fact.slot, fact.value.lower(), fact.negated))
+                facts.append(fact)
     return facts
 
 
