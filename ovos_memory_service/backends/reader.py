@@ -77,6 +77,12 @@ def _says_more(turn: str, facts: Sequence[MemoryItem], lang: str, asked: Sequenc
                and not any(says_slot(w, fact.slot, lang) for fact in facts) for w in keywords(turn, lang))
 
 
+def _names(items: Sequence[MemoryItem], lang: str):
+    """The names the user gave people and animals, in ``items``' facts and in their own turns."""
+    return names_of([(i.slot, i.value) for i in items if i.slot], lang,
+                    [i.content for i in items if i.kind == "turn" and i.role == "user"])
+
+
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
     return MemoryItem.from_row(row, score=score, rank_score=rank_score)
 
@@ -209,7 +215,7 @@ class StoreReader:
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out."""
         facts = {item.id: item for item in items if item.slot}
-        asked = asked_slots(query, lang, names_of(((f.slot, f.value) for f in facts.values()), lang))
+        asked = asked_slots(query, lang, _names(items, lang))
         if not asked:
             return {}, set()
         found = {i: answers(item.slot, asked, topic) for i, item in facts.items()}
@@ -290,7 +296,7 @@ class StoreReader:
         shares neither a word nor much meaning with "dou aulas numa escola",
         so no search brings the fact learnt from it, yet it is the answer. Someone
         asked about by name is known by the names in ``items``' facts."""
-        asked = asked_slots(query, scope.lang, names_of(((i.slot, i.value) for i in items if i.slot), scope.lang))
+        asked = asked_slots(query, scope.lang, _names(items, scope.lang))
         fact_kinds = [k for k in kinds or KINDS if k in USER_FACT_KINDS]
         if not asked or not fact_kinds:
             return items

@@ -288,6 +288,19 @@ def test_what_was_never_said_of_someone_named_gets_nothing(make_engine, lang, sa
     assert not found, [(m.content, m.score) for m in found]
 
 
+@pytest.mark.parametrize("lang,said,mine,asked", [
+    # named in passing, with nothing learnt of them: still someone else than the user
+    ("de-de", "mit meinem kumpel micha fahr ich jedes jahr nach wacken", "ich wohne in radebeul", "wo wohnt micha"),
+    ("en-us", "me and my buddy marcus go ice fishing every january", "i live in tulsa", "where does marcus live"),
+    ("es-es", "los jueves salgo de tapas con mi amiga lucía", "trabajo de cartero en jaén", "a qué se dedica lucía"),
+])
+def test_someone_named_in_passing_is_not_the_user(make_engine, lang, said, mine, asked):
+    engine, sc = told(make_engine, lang, said, mine, "what time is it")
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not [m for m in found if m.content == mine or (m.slot or "").split(".")[0] in ("residence", "occupation")], \
+        [(m.content, m.score) for m in found]
+
+
 def test_a_statement_said_in_other_words_than_its_fact_is_still_only_its_fact(make_engine):
     """'vive' is said where the fact writes 'mora': both say where she lives, so the
     statement tells nothing of a car (found by a fresh install over the bus)."""

@@ -97,11 +97,12 @@ def _apart(folder: str) -> Tuple[Tuple[re.Pattern, Tuple[str, ...]], ...]:
 
 
 @lru_cache(maxsize=16)
-def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
+def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]], Optional[re.Pattern]]:
     """A regex of a subject's words after a word of the ``family`` line, or of
-    the ``bare`` line alone (the words in its group 1 or 2), and the words ->
+    the ``bare`` line alone (the words in its group 1 or 2), the words ->
     the beginnings of their slots
-    (``family.sister``, ``pet.dog``; the German "Freund" is a friend and a boyfriend)."""
+    (``family.sister``, ``pet.dog``; the German "Freund" is a friend and a boyfriend),
+    and a regex of those after a ``family`` word and followed by a name (its groups)."""
     language = load_language(folder)
     before = sorted((w for w, slots in _asked(folder).items() if "family" in slots), key=len, reverse=True)
     prefixes: Dict[str, Set[str]] = {}
@@ -113,14 +114,15 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]]]:
                     for words, key in maps.get(name, {}).items():
                         prefixes.setdefault(words, set()).update(f"{prefix}.{other}" for other in kinds.get(key, (key,)))
     if not prefixes:
-        return None, {}
+        return None, {}, None
     words = sorted(prefixes, key=len, reverse=True)
     # the words of the "bare" line name a relative with no word before ("mom", "Oma")
     bare = sorted((w for w, slots in _asked(folder).items() if BARE in slots and w in prefixes), key=len, reverse=True)
-    pattern = r"(?<!\w)(?:(?:%s)\s+(%s)|(%s))(?!\w)" % (
-        "|".join(map(re.escape, before)), "|".join(r"\s+".join(map(re.escape, w.split())) for w in words),
-        "|".join(map(re.escape, bare)) or "(?!)")
-    return re.compile(pattern), prefixes
+    before_words = "|".join(map(re.escape, before))
+    subject_words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
+    pattern = r"(?<!\w)(?:(?:%s)\s+(%s)|(%s))(?!\w)" % (before_words, subject_words, "|".join(map(re.escape, bare)) or "(?!)")
+    followed = r"(?<!\w)(?:%s)\s+(%s)\s+([^\W\d_][\w'-]*)" % (before_words, subject_words)
+    return re.compile(pattern), prefixes, re.compile(followed)
 
 
 @lru_cache(maxsize=16)
@@ -132,12 +134,20 @@ def _of_others(folder: str) -> FrozenSet[str]:
                      if rule.slot.split(".")[0] in ("family", "pet"))
 
 
-def names_of(facts: Iterable[Tuple[Optional[str], Optional[str]]], lang: str) -> Tuple[Tuple[str, str], ...]:
+def names_of(facts: Iterable[Tuple[Optional[str], Optional[str]]], lang: str,
+             said: Iterable[str] = ()) -> Tuple[Tuple[str, str], ...]:
     """The names the user gave relatives and animals in ``facts`` ((slot, value)
-    pairs), each word with the subject it names: ("rita", "family.sister.rita")
-    from ``family.sister.rita.residence``, ("rex", "pet.dog") from ``pet.dog.name``
-    valued "Rex". Sorted, so that ``asked_slots`` knows a question it has read."""
-    found = set()
+    pairs) and in what they ``said``, each word with the subject it names:
+    ("rita", "family.sister.rita") from ``family.sister.rita.residence``, ("rex",
+    "pet.dog") from ``pet.dog.name`` valued "Rex", ("micha", "family.friend.micha")
+    from "mit meinem kumpel micha fahr ich nach wacken". Sorted, so that
+    ``asked_slots`` knows a question it has read."""
+    folder = match_lang(lang)
+    _, prefixes, followed = _subjects(folder) if folder else (None, {}, None)
+    language = load_language(folder) if followed is not None else None
+    found = {(name.lower(), f"{prefix}.{name.lower()}") for text in said if followed is not None
+             for words, name in followed.findall(text.lower()) if name not in language.nonnames
+             for prefix in prefixes[" ".join(words.split())]}
     for slot, value in facts:
         parts = (slot or "").split(".")
         if parts[0] == "family" and len(parts) == 4:
@@ -165,7 +175,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
               for slot in own.get(" ".join(run), ())}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
     slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE}
-    pattern, prefixes = _subjects(folder)
+    pattern, prefixes, _ = _subjects(folder)
     named = list(pattern.finditer(said)) if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
     # a name the user gave someone, not a word that asks something ("Will", "June")
