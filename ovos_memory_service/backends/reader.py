@@ -10,7 +10,8 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import answers, asked_slots, asks_unheld, names_of, of_another, says_slot
+from ovos_memory_service.learning.facts.asked import (COMPANY, answers, asked_slots, asks_unheld, names_of,
+                                                      names_someone, of_another, says_slot)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -184,7 +185,7 @@ class StoreReader:
         # a topic named by itself ("music", "my sister"), not a question about it ("onde vivo")
         said = normalized(query)
         one_word = len(words) == 1 and len(query.split()) <= 2 and not is_question(query, scope.lang)
-        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word)
+        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity)
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
@@ -202,7 +203,8 @@ class StoreReader:
 
     @staticmethod
     def _answers(query: str, words: Sequence[str], items: List[MemoryItem], lang: str,
-                 topic: bool = False) -> Tuple[Dict[str, Optional[bool]], Set[str]]:
+                 topic: bool = False, similarity: Optional[Dict[str, float]] = None
+                 ) -> Tuple[Dict[str, Optional[bool]], Set[str]]:
         """Item id -> whether it is what ``query`` (its keywords: ``words``) asks for
         (learning/facts/asked.py), and the turns that get no lead (below),
         for the facts with a slot and the turns they were learnt from. A turn says
@@ -223,6 +225,10 @@ class StoreReader:
         for i, item in facts.items():
             if item.sources:
                 told.setdefault(item.sources[0], []).append(i)
+        if COMPANY in asked:  # who: of the statements that name someone, the closest to what is asked
+            naming = [i for i in items if i.kind == "turn" and i.role == "user" and names_someone(i.content, lang)]
+            closest = max(naming, key=lambda i: (similarity or {}).get(i.id) or 0.0, default=None)
+            return {**found, **({closest.id: True} if closest else {})}, set()
         turns, elsewhere = {}, set()
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]

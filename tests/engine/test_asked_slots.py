@@ -274,6 +274,9 @@ def test_the_names_a_user_gave_are_known_from_their_facts():
     assert answers("family.son.eli.age", asked_slots("how old is mia", "en-us", names)) is True  # one of the kids
     assert answers("residence", asked_slots("where does rita live", "en-us", names)) is False
     assert answers("residence", asked_slots("where do i live", "en-us", names)) is True
+    # a name alone asks nothing of anyone: another may bear it ("little rita", a granddaughter)
+    assert answers("family.sister.rita.residence", asked_slots("little rita", "en-us", names)) is None
+    assert answers("family.sister.rita.residence", asked_slots("tell me about rita", "en-us", names)) is True
 
 
 @pytest.mark.parametrize("lang,said,mine,asked", [
@@ -299,6 +302,19 @@ def test_someone_named_in_passing_is_not_the_user(make_engine, lang, said, mine,
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert not [m for m in found if m.content == mine or (m.slot or "").split(".")[0] in ("residence", "occupation")], \
         [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,theirs,asked", [
+    # who one does something with: the statement that names them, whatever else was said
+    ("en-us", "me and my buddy marcus go ice fishing up north every january", "which friend joins me on the frozen lake"),
+    ("pt-pt", "vou ao ginásio com o meu colega tiago três vezes por semana", "com quem é que eu faço musculação"),
+    ("es-es", "con mi amigo chema hago el camino de santiago cada verano", "con quién voy andando a compostela"),
+    ("de-de", "mit meiner freundin ayşe geh ich jeden donnerstag schwimmen", "mit wem bin ich im hallenbad"),
+])
+def test_who_one_does_something_with_is_the_statement_that_names_them(make_engine, lang, theirs, asked):
+    engine, sc = told(make_engine, lang, *ELSEWHERE[lang][:2], theirs, *ELSEWHERE[lang][2:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert found and found[0].content == theirs, [(m.content, m.score) for m in found]
 
 
 def test_a_statement_said_in_other_words_than_its_fact_is_still_only_its_fact(make_engine):
@@ -496,6 +512,15 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("pt-pt", "onde é que eu morava antes", "residence.previous"),
     ("es-es", "dónde vivía antes", "residence.previous"),
     ("de-de", "wo habe ich früher gewohnt", "residence.previous"),
+    # fun, pain, what does one harm, where one comes from, in everyday words
+    ("en-us", "what do i do for fun on weekends", "hobby"),
+    ("pt-pt", "qual é a minha terra", "origin"),
+    ("pt-pt", "o que é que me faz mal comer", "intolerance"),
+    ("es-es", "qué me duele", "health.condition"),
+    ("es-es", "qué me sienta mal", "intolerance"),
+    ("es-es", "qué me hace estornudar", "allergy"),
+    ("de-de", "wo komme ich her", "origin"),
+    ("de-de", "an welchem tag bin ich zur welt gekommen", "birthday"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True

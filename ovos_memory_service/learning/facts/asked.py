@@ -74,6 +74,8 @@ MAY_ANSWER = {
 # studies, though "where did I go to school" is not told by "I'm training to be a nurse"
 TOPIC_MAY_ANSWER = {"school": {"studies"}}
 EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
+COMPANY = "company"  # words that ask who ("with whom do I go swimming"): someone the user named
+TOGETHER = "together"  # words that say the user did something with someone ("me and", "eu e o")
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
 
 
@@ -174,7 +176,9 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked |= {slot for n in (2, 3) for run in zip(*(words[i:] for i in range(n)))
               for slot in own.get(" ".join(run), ())}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE}
+    slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE, COMPANY, TOGETHER}
+    if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
+        return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     pattern, prefixes, _ = _subjects(folder)
     named = list(pattern.finditer(said)) if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
@@ -192,8 +196,22 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # what the rules never learn of a relative ("what car does my sister drive") is unheld too
     attributes = {s for s in slots if s.split(".")[-1] in _of_others(folder)}
     attributes = attributes or ({UNHELD} if slots or set(other) & topical(lang) else set())
+    if not attributes and not named and EVERYTHING not in asked:
+        return frozenset(slots)  # a name alone ("der kleine max"): a name may be more than one person's
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
+
+
+def names_someone(text: str, lang: str) -> bool:
+    """``text`` names a relative, a friend or an animal of the user's ("my buddy
+    marcus"), or someone beside the user (asked.list's ``together`` line: "eu e o tiago")."""
+    folder = match_lang(lang)
+    if not folder:
+        return False
+    said, pattern = text.lower(), _subjects(folder)[0]
+    return bool(pattern and pattern.search(said)) or any(
+        re.search(r"(?<!\w)%s(?!\w)" % re.escape(words), said) for words, slots in _asked(folder).items()
+        if TOGETHER in slots)
 
 
 def says_slot(word: str, slot: str, lang: str) -> bool:
