@@ -274,6 +274,11 @@ def test_the_names_a_user_gave_are_known_from_their_facts():
     assert answers("family.son.eli.age", asked_slots("how old is mia", "en-us", names)) is True  # one of the kids
     assert answers("residence", asked_slots("where does rita live", "en-us", names)) is False
     assert answers("residence", asked_slots("where do i live", "en-us", names)) is True
+    # what was said of "my sister" is said of Rita, when Rita is the sister named
+    assert answers("family.sister.origin", asked_slots("where is rita from", "en-us", names)) is True
+    assert answers("family.sister.ana.origin", asked_slots("where is rita from", "en-us", names)) is False
+    # a name said as the owner's ("rita's birthday")
+    assert answers("birthday", asked_slots("when is rita's birthday", "en-us", names)) is False
     # a name alone asks nothing of anyone: another may bear it ("little rita", a granddaughter)
     assert answers("family.sister.rita.residence", asked_slots("little rita", "en-us", names)) is None
     assert answers("family.sister.rita.residence", asked_slots("tell me about rita", "en-us", names)) is True

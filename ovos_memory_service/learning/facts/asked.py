@@ -182,8 +182,9 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     pattern, prefixes, _ = _subjects(folder)
     named = list(pattern.finditer(said)) if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
-    # a name the user gave someone, not a word that asks something ("Will", "June")
-    by_name = {(w, subject) for w, subject in names if w in words and not _slots_of(w, own)}
+    # a name the user gave someone ("rita", "rita's"), not a word that asks something ("Will", "June")
+    owners = set(words) | {w[:-2] for w in words if w.endswith("'s")}
+    by_name = {(w, subject) for w, subject in names if w in owners and not _slots_of(w, own)}
     subjects |= {subject for _, subject in by_name}
     if not subjects:
         return frozenset(slots)
@@ -272,7 +273,7 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
 def of_another(slot: str, asked: FrozenSet[str]) -> bool:
     """The question asks about a relative or an animal, and a fact of ``slot`` is about someone else."""
     subjects = _asked_subjects(asked)
-    return bool(subjects) and SELF not in asked and not any(slot.startswith(s + ".") for s in subjects)
+    return bool(subjects) and SELF not in asked and not any(_of_subject(slot, s) for s in subjects)
 
 
 def _asked_subjects(asked: FrozenSet[str]) -> Set[str]:
@@ -289,8 +290,17 @@ def related(slot: str, asked: str, topic: bool = False) -> bool:
 
 
 def _fits(slot: str, asked: str) -> bool:
-    """``family.sister.*.residence`` fits family.sister.residence and family.sister.ana.residence."""
+    """``family.sister.*.residence`` fits family.sister.residence and family.sister.ana.residence;
+    ``family.sister.ana.*.residence`` fits family.sister.ana.residence and family.sister.residence."""
     if ".*." in asked:
         subject, attribute = asked.split(".*.")
-        return slot.startswith(subject + ".") and slot.endswith("." + attribute)
+        return _of_subject(slot, subject) and slot.endswith("." + attribute)
     return slot == asked or slot.startswith(asked + ".")
+
+
+def _of_subject(slot: str, subject: str) -> bool:
+    """A fact of ``slot`` is about ``subject`` (``family.sister``, ``family.sister.ana``):
+    what was said of "my sister", unnamed, is said of the sister named Ana too."""
+    parts = subject.split(".")
+    return slot.startswith(subject + ".") or (
+        len(parts) == 3 and parts[0] == "family" and slot.count(".") == 2 and slot.startswith(".".join(parts[:2]) + "."))
