@@ -1626,3 +1626,26 @@ def test_what_is_said_the_spoken_way(lang, text, slot, value):
 ])
 def test_a_verb_second_clause_states_no_more_than_it_says(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot.split(".")[0] in ("residence", "family") or ".name" in f.slot]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a value too long for its block is cut before a place's preposition (cuts.list)
+    ("es-es", "tengo una panadería en el barrio de la rondilla", "business", "panadería"),
+    ("es-es", "toco la dulzaina en la banda del pueblo", "skill.plays", "dulzaina"),
+    # speech leaves the subject out (dropped.list)
+    ("en-us", "moved to denver last year", "residence", "Denver"),
+    ("en-us", "work as a nurse at the hospital", "occupation", "nurse"),
+    ("en-us", "hate mondays", "dislikes", "mondays"),
+])
+def test_a_value_said_at_length_or_without_its_subject(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)], \
+        [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "it doesn't agree with me"),  # no "i it": the subject put first is no value
+    ("en-us", "sounds like a plan"),
+    ("en-us", "need a timer for ten minutes"),
+])
+def test_a_clause_without_its_subject_states_nothing_else(lang, text):
+    assert not extract_facts(text, lang)

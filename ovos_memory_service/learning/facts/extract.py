@@ -4,7 +4,7 @@ The language knowledge lives in ``locale/<lang>/facts/``: one ``<family>.facts``
 file per slot family (the format is described at the top of each file) and
 word lists that guard and trim the matches (``boundaries``, ``fillers``,
 ``questions``, ``hypothetical``, ``reported``, ``articles``, ``trailing``,
-``relative``, ``reject``, ``nonnames``, ``numbers``, ``spoken``, ``inverted``) and write them (``particles``, ``indefinite``,
+``relative``, ``cuts``, ``reject``, ``nonnames``, ``numbers``, ``spoken``, ``inverted``, ``dropped``) and write them (``particles``, ``indefinite``,
 ``definite``, ``casing``; ``.list`` files). This module only reads and applies them:
 
 - the utterance is cut into sentences; a sentence that is a question, a
@@ -59,7 +59,7 @@ from ovos_memory_service.common.resources import locale_dir, match_lang, read_li
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "spoken", "inverted")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -400,6 +400,10 @@ def _clean(raw: str, lang: Language, rule: Rule):
     punctuation, and the same with its articles kept ("the Beatles"); None
     when the value is not acceptable."""
     words = _trim(raw, lang).split()
+    # too long: cut before a place's preposition ("panadería en el barrio de la rondilla")
+    cut = next((i for i, w in enumerate(words) if i and w.lower() in lang.lists["cuts"]), None)
+    if len(words) > rule.words and cut:
+        words = _trim(" ".join(words[:cut]), lang).split()
     phrase = " ".join(words).strip(TRIM)
     while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
         words.pop(0)
@@ -570,6 +574,13 @@ def _subject_first(sentence: str, start: int, lang: Language, boundary: re.Patte
     return [f"{subject} {verb} {rest} {front}{after}", f"{subject} {verb} {front} {rest}{after}"]
 
 
+def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Pattern) -> List[str]:
+    """The clause at ``start`` as the patterns may say it: subject first (``_subject_first``),
+    or with the subject speech left out ("can't stand cilantro": ``dropped``)."""
+    dropped = [f"{subject} {sentence[start:]}" for subject in lang.lists["dropped"]]
+    return _subject_first(sentence, start, lang, boundary) + dropped
+
+
 def _clause_fact(sentence: str, start: int, lang: Language) -> Optional[ExtractedFact]:
     """The fact of the most specific pattern that matches at ``start`` and takes its captures."""
     for _, regex, negated, rule, maps in lang.compiled:
@@ -596,9 +607,10 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
         for start in starts:
+            # another reading's fact, unless its value took the subject put first ("i it doesn't agree with me")
             fact = _clause_fact(sentence, start, language) or next(
-                (f for f in (_clause_fact(r, 0, language) for r in _subject_first(sentence, start, language, boundary))
-                 if f), None)
+                (f for f in (_clause_fact(r, 0, language) for r in _other_readings(sentence, start, language, boundary))
+                 if f and f.value.lower().split()[0] not in language.lists["dropped"]), None)
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
                 facts.append(fact)
