@@ -537,6 +537,10 @@ def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     ("pt-pt", "em que é que estou a pensar gastar dinheiro", "occupation.retired"),
     ("es-es", "a dónde pensamos trasladarnos", "occupation.retired"),
     ("de-de", "worauf spare ich", "occupation.retired"),
+    # the way to work is no job: a phrase's words ask nothing of their own
+    ("en-us", "how long is my ride to work", "occupation"),
+    ("pt-pt", "como é que me desloco para o emprego", "occupation"),
+    ("de-de", "wie komme ich zur arbeit", "occupation"),
 ])
 def test_what_a_question_does_not_ask(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not True

@@ -171,10 +171,12 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     own = _asked(folder)
     words = WORD.findall(said)
     # a word asks in any of its forms; two or three words together ("de onde", "auf die welt")
-    # as the list writes them, and two apart ("where ... from")
-    asked = {slot for word in words for slot in _slots_of(word, own)}
-    asked |= {slot for n in (2, 3) for run in zip(*(words[i:] for i in range(n)))
-              for slot in own.get(" ".join(run), ())}
+    # as the list writes them, and then their words ask nothing of their own ("get to work" is
+    # how one gets there, not the job), and two apart ("where ... from")
+    runs = [(i, n) for n in (2, 3) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in own]
+    inside = {i + k for i, n in runs for k in range(n)}
+    asked = {slot for i, word in enumerate(words) if i not in inside for slot in _slots_of(word, own)}
+    asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
     slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE, COMPANY, TOGETHER}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
