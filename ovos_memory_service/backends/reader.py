@@ -78,10 +78,16 @@ def _says_more(turn: str, facts: Sequence[MemoryItem], lang: str, asked: Sequenc
                and not any(says_slot(w, fact.slot, lang) for fact in facts) for w in keywords(turn, lang))
 
 
-def _names(items: Sequence[MemoryItem], lang: str):
-    """The names the user gave people and animals, in ``items``' facts and in their own turns."""
-    return names_of([(i.slot, i.value) for i in items if i.slot], lang,
-                    [i.content for i in items if i.kind == "turn" and i.role == "user"])
+def _names(query: str, items: Sequence[MemoryItem], lang: str):
+    """The names the user gave people and animals, in ``items``' facts and in their own
+    turns; only those that say a word of ``query`` are read (a name asked must be in both)."""
+    words = [w[:-2] if w.endswith("'s") else w for w in keywords(query, lang)]
+
+    def says(text: str) -> bool:
+        low = text.lower()
+        return any(w in low for w in words)
+    return names_of([(i.slot, i.value) for i in items if i.slot and says(f"{i.slot} {i.value or ''}")], lang,
+                    [i.content for i in items if i.kind == "turn" and i.role == "user" and says(i.content)])
 
 
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
@@ -217,7 +223,7 @@ class StoreReader:
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out."""
         facts = {item.id: item for item in items if item.slot}
-        asked = asked_slots(query, lang, _names(items, lang))
+        asked = asked_slots(query, lang, _names(query, items, lang))
         if not asked:
             return {}, set()
         found = {i: answers(item.slot, asked, topic) for i, item in facts.items()}
@@ -302,7 +308,7 @@ class StoreReader:
         shares neither a word nor much meaning with "dou aulas numa escola",
         so no search brings the fact learnt from it, yet it is the answer. Someone
         asked about by name is known by the names in ``items``' facts."""
-        asked = asked_slots(query, scope.lang, _names(items, scope.lang))
+        asked = asked_slots(query, scope.lang, _names(query, items, scope.lang))
         fact_kinds = [k for k in kinds or KINDS if k in USER_FACT_KINDS]
         if not asked or not fact_kinds:
             return items

@@ -261,6 +261,11 @@ def test_someone_named_by_name_alone_is_the_one_asked_about(make_engine, lang, t
     # their statement or the fact learnt from it first, and nothing of the user's own
     assert found and (found[0].content == theirs or (found[0].slot or "").startswith("family.")), \
         [(m.content, m.score) for m in found]
+    assert_none_of_the_users_own(found, mine)
+
+
+def assert_none_of_the_users_own(found, mine):
+    """Neither ``mine`` (the user's statement of their home or job) nor a fact of those slots is among ``found``."""
     assert not [m for m in found if m.content == mine or (m.slot or "").split(".")[0] in ("residence", "occupation")], \
         [(m.content, m.score) for m in found]
 
@@ -304,9 +309,7 @@ def test_what_was_never_said_of_someone_named_gets_nothing(make_engine, lang, sa
 ])
 def test_someone_named_in_passing_is_not_the_user(make_engine, lang, said, mine, asked):
     engine, sc = told(make_engine, lang, said, mine, "what time is it")
-    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
-    assert not [m for m in found if m.content == mine or (m.slot or "").split(".")[0] in ("residence", "occupation")], \
-        [(m.content, m.score) for m in found]
+    assert_none_of_the_users_own(engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"]), mine)
 
 
 @pytest.mark.parametrize("lang,theirs,asked", [

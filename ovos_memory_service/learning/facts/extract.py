@@ -4,8 +4,10 @@ The language knowledge lives in ``locale/<lang>/facts/``: one ``<family>.facts``
 file per slot family (the format is described at the top of each file) and
 word lists that guard and trim the matches (``boundaries``, ``fillers``,
 ``questions``, ``hypothetical``, ``reported``, ``articles``, ``trailing``,
-``relative``, ``cuts``, ``reject``, ``nonnames``, ``numbers``, ``spoken``, ``inverted``, ``dropped``) and write them (``particles``, ``indefinite``,
-``definite``, ``casing``; ``.list`` files). This module only reads and applies them:
+``relative``, ``cuts``, ``reject``, ``nonnames``, ``numbers``), read a clause
+as spoken (``spoken``, ``inverted``, ``dropped``) and write them
+(``particles``, ``indefinite``, ``definite``, ``casing``; ``.list`` files).
+This module only reads and applies them:
 
 - the utterance is cut into sentences; a sentence that is a question, a
   hypothetical or reported speech gives nothing;
@@ -576,7 +578,7 @@ def _subject_first(sentence: str, start: int, lang: Language, boundary: re.Patte
 
 def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Pattern) -> List[str]:
     """The clause at ``start`` as the patterns may say it: subject first (``_subject_first``),
-    or with the subject speech left out ("can't stand cilantro": ``dropped``)."""
+    or with the subject speech left out ("moved to denver last year": ``dropped``)."""
     dropped = [f"{subject} {sentence[start:]}" for subject in lang.lists["dropped"]]
     return _subject_first(sentence, start, lang, boundary) + dropped
 
