@@ -175,7 +175,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # how one gets there, not the job), and two apart ("where ... from")
     runs = [(i, n) for n in (2, 3) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in own]
     inside = {i + k for i, n in runs for k in range(n)}
-    asked = {slot for i, word in enumerate(words) if i not in inside for slot in _slots_of(word, own)}
+    asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
     slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE, COMPANY, TOGETHER}
@@ -186,7 +186,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
     # a name the user gave someone ("rita", "rita's"), not a word that asks something ("Will", "June")
     owners = set(words) | {w[:-2] for w in words if w.endswith("'s")}
-    by_name = {(w, subject) for w, subject in names if w in owners and not _slots_of(w, own)}
+    by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder)}
     subjects |= {subject for _, subject in by_name}
     if not subjects:
         return frozenset(slots)
@@ -195,7 +195,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
     # "my dog rex": all of his
     held = {w for m in named for w in WORD.findall(m.group(0))} | {w for w, _ in by_name}
-    other = [w for w in keywords(said, lang) if w not in held and not _slots_of(w, own)]
+    other = [w for w in keywords(said, lang) if w not in held and not _word_slots(w, folder)]
     # what the rules never learn of a relative ("what car does my sister drive") is unheld too
     attributes = {s for s in slots if s.split(".")[-1] in _of_others(folder)}
     attributes = attributes or ({UNHELD} if slots or set(other) & topical(lang) else set())
