@@ -317,3 +317,15 @@ def test_every_link_resolves(page):
 if __name__ == "__main__":
     update_help_blocks()
     print("docs/administration.md: --help blocks rewritten")
+
+
+def test_every_documented_import_of_the_package_imports():
+    """The examples in the README and docs/ import what they name from where it lives
+    (docs/protocol.md named ovos_memory_service.client after the module moved to common/)."""
+    imports = re.findall(r"^from (ovos_memory_service[\w.]*) import ([\w, ]+)$",
+                         "\n".join([README.read_text(encoding="utf-8")] + [p.read_text(encoding="utf-8")
+                                                                           for p in sorted(DOCS.glob("*.md"))]), re.M)
+    assert imports
+    for module, names in imports:
+        loaded = __import__(module, fromlist=["_"])
+        assert all(hasattr(loaded, name.strip()) for name in names.split(",")), (module, names)
