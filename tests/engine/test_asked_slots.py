@@ -529,6 +529,11 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("es-es", "qué me hace estornudar", "allergy"),
     ("de-de", "wo komme ich her", "origin"),
     ("de-de", "an welchem tag bin ich zur welt gekommen", "birthday"),
+    # brothers and sisters asked for together, the old folks, a partner by another word
+    ("en-us", "where does my sibling live now", "family.sister.residence"),
+    ("pt-pt", "onde moram os meus velhotes", "family.parents.residence"),
+    ("pt-pt", "qual é o nome do meu parceiro", "family.partner.name"),
+    ("de-de", "wo wohnen meine geschwister", "family.brother.residence"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True

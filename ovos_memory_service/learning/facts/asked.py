@@ -34,6 +34,7 @@ SUBJECTS = (("family", ("relation", "kin", "kins", "person"), "family"), ("pets"
 # never as "my son")
 PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend", "fiance")
 GROUPS = {"children": ("son", "daughter", "stepson", "stepdaughter", "baby"), "parents": ("mother", "father"),
+          "siblings": ("sister", "brother"),
           "in-laws": ("mother", "father"), "grandparents": ("grandmother", "grandfather"),
           "grandchildren": ("granddaughter", "grandson")}
 # an animal asked for by its kind is any animal of it ("what bird do I have": the budgie)
