@@ -11,7 +11,7 @@ from ovos_utils.log import LOG
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (COMPANY, answers, asked_slots, asks_unheld, names_of,
-                                                      names_someone, of_another, says_slot)
+                                                      names_someone, of_another, owner, says_slot)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -78,10 +78,11 @@ def _says_more(turn: str, facts: Sequence[MemoryItem], lang: str, asked: Sequenc
                and not any(says_slot(w, fact.slot, lang) for fact in facts) for w in keywords(turn, lang))
 
 
-def _names(query: str, items: Sequence[MemoryItem], lang: str):
+def _names(query_words: Sequence[str], items: Sequence[MemoryItem], lang: str):
     """The names the user gave people and animals, in ``items``' facts and in their own
-    turns; only those that say a word of ``query`` are read (a name asked must be in both)."""
-    words = [w[:-2] if w.endswith("'s") else w for w in keywords(query, lang)]
+    turns; only those that say a word of the query (its keywords) are read (a name asked
+    must be in both)."""
+    words = [owner(w) for w in query_words]
 
     def says(text: str) -> bool:
         low = text.lower()
@@ -222,10 +223,10 @@ class StoreReader:
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out."""
-        facts = {item.id: item for item in items if item.slot}
-        asked = asked_slots(query, lang, _names(query, items, lang))
+        asked = asked_slots(query, lang, _names(words, items, lang))
         if not asked:
             return {}, set()
+        facts = {item.id: item for item in items if item.slot}
         found = {i: answers(item.slot, asked, topic) for i, item in facts.items()}
         told = {}
         for i, item in facts.items():
@@ -308,7 +309,7 @@ class StoreReader:
         shares neither a word nor much meaning with "dou aulas numa escola",
         so no search brings the fact learnt from it, yet it is the answer. Someone
         asked about by name is known by the names in ``items``' facts."""
-        asked = asked_slots(query, scope.lang, _names(query, items, scope.lang))
+        asked = asked_slots(query, scope.lang, _names(keywords(query, scope.lang), items, scope.lang))
         fact_kinds = [k for k in kinds or KINDS if k in USER_FACT_KINDS]
         if not asked or not fact_kinds:
             return items

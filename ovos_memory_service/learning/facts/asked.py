@@ -186,7 +186,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     named = list(pattern.finditer(said)) if pattern else []
     subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
     # a name the user gave someone ("rita", "rita's"), not a word that asks something ("Will", "June")
-    owners = set(words) | {w[:-2] for w in words if w.endswith("'s")}
+    owners = set(words) | {owner(w) for w in words}
     by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder)}
     subjects |= {subject for _, subject in by_name}
     if not subjects:
@@ -206,16 +206,26 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
 
+def owner(word: str) -> str:
+    """``word`` without the 's of an owner ("rita's" -> "rita")."""
+    return word[:-2] if word.endswith("'s") else word
+
+
 def names_someone(text: str, lang: str) -> bool:
     """``text`` names a relative, a friend or an animal of the user's ("my buddy
     marcus"), or someone beside the user (asked.list's ``together`` line: "eu e o tiago")."""
     folder = match_lang(lang)
     if not folder:
         return False
-    said, pattern = text.lower(), _subjects(folder)[0]
-    return bool(pattern and pattern.search(said)) or any(
-        re.search(r"(?<!\w)%s(?!\w)" % re.escape(words), said) for words, slots in _asked(folder).items()
-        if TOGETHER in slots)
+    said, pattern, together = text.lower(), _subjects(folder)[0], _together(folder)
+    return bool(pattern and pattern.search(said)) or bool(together and together.search(said))
+
+
+@lru_cache(maxsize=16)
+def _together(folder: str) -> Optional[re.Pattern]:
+    """A regex of asked.list's ``together`` words ("me and", "eu e o")."""
+    words = sorted((w for w, slots in _asked(folder).items() if TOGETHER in slots), key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(map(re.escape, words))) if words else None
 
 
 def says_slot(word: str, slot: str, lang: str) -> bool:

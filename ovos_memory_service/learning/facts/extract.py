@@ -117,6 +117,7 @@ class Language:
     trailing: list = field(default_factory=list)    # regexes of what a value may end with
     relative: Optional[re.Pattern] = None           # a word that opens a relative clause in a value
     spoken: Dict[str, str] = field(default_factory=dict)  # a spoken form -> as patterns write it
+    spoken_regex: Optional[re.Pattern] = None       # the spoken forms, as words
     inverted: Optional[re.Pattern] = None           # a verb-second clause: what comes first, the verb, the subject
     function_words: frozenset = frozenset()         # articles, particles, the language's stop words
     article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
@@ -319,10 +320,11 @@ def load_language(folder: str) -> Optional[Language]:
     boundary = r"(?:\s*[,;:()\"“”«»]|\s+[-–—]\s|%s\s+(?:%s)(?!\w))" % (joined, words)
     articles = frozenset(lists["articles"] + lists["definite"] + lists["indefinite"])
     function = articles | frozenset(lists["particles"]) | stop_words(folder)
+    spoken = dict((w.strip() for w in line.split(">", 1)) for line in lists["spoken"])
     lang = Language(code=folder, boundary=boundary, lists=lists, rules=[], maps={},
                     trailing=[_trailing_regex(t, boundary) for t in lists["trailing"]],
                     relative=_word_list_regex(lists["relative"], False),
-                    spoken=dict((w.strip() for w in line.split(">", 1)) for line in lists["spoken"]),
+                    spoken=spoken, spoken_regex=_word_list_regex(list(spoken), False),
                     inverted=re.compile(r"((?:[^\W\d_][\w'-]*\s+){1,5}?)([^\W\d_][\w'-]*)\s+(%s)\s+(?=\w)"
                                         % _words_regex(lists["inverted"]), re.IGNORECASE) if lists["inverted"] else None,
                     function_words=function, article_words=articles,
@@ -556,10 +558,9 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
 def _written_out(text: str, lang: Language) -> str:
     """``text`` with its spoken forms as the patterns write them (``spoken``:
     "ich hab nen hund" -> "ich habe einen hund")."""
-    if not lang.spoken:
+    if lang.spoken_regex is None:
         return text
-    return re.sub(r"(?<!\w)(%s)(?!\w)" % _words_regex(lang.spoken),
-                  lambda m: lang.spoken[m.group(1).lower()], text, flags=re.IGNORECASE)
+    return lang.spoken_regex.sub(lambda m: lang.spoken[m.group(0).lower()], text)
 
 
 def _subject_first(sentence: str, start: int, lang: Language, boundary: re.Pattern) -> List[str]:
