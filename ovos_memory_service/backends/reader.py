@@ -224,10 +224,14 @@ class StoreReader:
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out."""
         asked = asked_slots(query, lang, _names(words, items, lang))
+        # what the user asked of the assistant ("tell me a joke") answers no question about
+        # them; a query that names a thing ("black pepper") may be after what they asked of it
+        requests = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
+                    and is_question(item.content, lang)} if is_question(query, lang) else {}
         if not asked:
-            return {}, set()
+            return requests, set()
         facts = {item.id: item for item in items if item.slot}
-        found = {i: answers(item.slot, asked, topic) for i, item in facts.items()}
+        found = {**requests, **{i: answers(item.slot, asked, topic) for i, item in facts.items()}}
         told = {}
         for i, item in facts.items():
             if item.sources:

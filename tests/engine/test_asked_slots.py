@@ -552,3 +552,26 @@ def test_what_a_question_asks_in_everyday_words(lang, question, slot):
 ])
 def test_what_a_question_does_not_ask(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not True
+
+
+@pytest.mark.parametrize("lang,said,requests,asked", [
+    ("en-us", "i fix boilers for the council",
+     ["good morning is it going to snow", "tell me a joke", "spell mississippi", "set a timer for five minutes"],
+     "what do i do for a living"),
+    ("pt-pt", "dou aulas de inglês num liceu",
+     ["bom dia que tempo vai fazer", "diz uma anedota", "que horas são", "vai chover amanhã"],
+     "qual é a minha profissão"),
+    ("es-es", "curro de camarero en un chiringuito",
+     ["buenos días qué hora es", "a ver un chiste", "sabes algún chiste", "va a llover mañana"],
+     "a qué me dedico"),
+    ("de-de", "ich schraube bei opel am band",
+     ["guten morgen wie wird das wetter", "erzähl nen witz", "stell einen timer auf zehn minuten", "regnet es morgen"],
+     "was ist mein beruf"),
+])
+def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine, lang, said, requests, asked):
+    """"tell me a joke" or "what time is it" may sit closer to a question in meaning than the
+    statement that answers it, but a request says nothing of the one who made it."""
+    engine, sc = told(make_engine, lang, said, *requests)
+    found = engine.recall(sc, asked, 10, 0.0)
+    assert not [m for m in found if m.content in requests and m.score > 0], [(m.content, m.score) for m in found]
+    assert found[0].content == said, [(m.content, m.score) for m in found]

@@ -620,6 +620,7 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     return facts
 
 
+@lru_cache(maxsize=4096)  # asked of every user turn compared with a question
 def is_question(text: str, lang: str) -> bool:
     """Every sentence of ``text`` asks something ("what do i do for a living"):
     it ends with "?" or starts with a question word of ``lang``."""
