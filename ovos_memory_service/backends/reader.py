@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import (COMPANY, answers, asked_slots, asks_unheld, names_of,
+from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_unheld, names_of,
                                                       names_someone, of_another, owner, says_slot)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
@@ -253,6 +253,8 @@ class StoreReader:
                 turns[turn] = False  # about someone else than the one asked about
             elif any(".*." in a and says_slot(w, a, lang) for w in keywords(content, lang) for a in asked):
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
+            elif KIN in asked and names_someone(content, lang):
+                turns[turn] = None  # the user's own, told with a relative ("moro com a minha avó")
             elif topic or not _says_more(content, [facts[i] for i in said], lang, words):
                 turns[turn] = False  # a topic has no lead to lose: it is about something else
             else:

@@ -2,6 +2,8 @@
 the statements its words are in, read as written: a word is not another word
 that differs from it only by an accent ("carné", a licence, is not "carne",
 meat), while speech-to-text that drops every accent still matches."""
+import pytest
+
 from ovos_memory_service.common.items import KINDS
 from tests.helpers import exchange, scope
 
@@ -75,3 +77,22 @@ def test_school_takes_what_one_studies(make_engine):
     exchange(engine, sc, "what's the weather like", "Sunny and mild.")
     engine.wait_idle()
     assert masters[0] in {m.id for m in engine.forget(sc, query="school", dry_run=True, limit=20)}
+
+
+@pytest.mark.parametrize("lang,partner,job,family", [
+    ("en-us", "i'm dating a guy called mike", "i'm a plumber in dayton", "family"),
+    ("pt-pt", "ando com a sofia há dois anos", "sou canalizador em braga", "família"),
+    ("es-es", "salgo con un chico que se llama dani", "soy fontanero en teruel", "familia"),
+    ("de-de", "ich bin mit jana zusammen", "ich bin klempner in kassel", "familie"),
+])
+def test_the_family_takes_a_partner_named_without_a_word_of_kin(make_engine, lang, partner, job, family):
+    """A partner told by name ("ando com a sofia") is family, though the sentence has no
+    word of kin for the topic's words to meet: the fact learnt from it says so."""
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    said = exchange(engine, sc, partner, "Ok.")["ids"]
+    other = exchange(engine, sc, job, "Ok.")["ids"]
+    engine.wait_idle()
+    assert [m.slot for m in engine.list(sc, ["fact"], 10, 0)[0]].count("family.partner.name") == 1
+    taken = {m.id for m in engine.forget(sc, query=family, dry_run=True, limit=20)}
+    assert said[0] in taken and not taken & set(other)

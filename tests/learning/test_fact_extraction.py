@@ -856,6 +856,10 @@ def test_segundo_is_reported_speech_only_before_whom_it_reports():
     ("pt-pt", "namoro com a sofia", "Sofia"),
     ("es-es", "estoy saliendo con pablo", "Pablo"),
     ("de-de", "ich bin seit zwei jahren mit jana zusammen", "Jana"),
+    ("en-us", "i'm dating a guy called mike", "Mike"),
+    ("es-es", "salgo con una chica que se llama irene", "Irene"),
+    ("de-de", "mit meinem freund tobias bin ich seit drei jahren zusammen", "Tobias"),
+    ("de-de", "mit jana bin ich schon zusammen", "Jana"),
 ])
 def test_a_partner_one_dates(lang, text, value):
     assert ("family.partner.name", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]

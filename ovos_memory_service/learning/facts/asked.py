@@ -75,6 +75,8 @@ MAY_ANSWER = {
 # studies, though "where did I go to school" is not told by "I'm training to be a nurse"
 TOPIC_MAY_ANSWER = {"school": {"studies"}}
 EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
+KIN = "kin"  # words that name the whole family ("my family", "a família"): every relative's fact
+NOT_KIN = ("friend", "colleague", "neighbour", "boss", "flatmate", "ex")  # people of family.facts, not family
 COMPANY = "company"  # words that ask who ("with whom do I go swimming"): someone the user named
 TOGETHER = "together"  # words that say the user did something with someone ("me and", "eu e o")
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
@@ -305,6 +307,8 @@ def related(slot: str, asked: str, topic: bool = False) -> bool:
 def _fits(slot: str, asked: str) -> bool:
     """``family.sister.*.residence`` fits family.sister.residence and family.sister.ana.residence;
     ``family.sister.ana.*.residence`` fits family.sister.ana.residence and family.sister.residence."""
+    if asked == KIN:
+        return slot.startswith("family.") and slot.split(".")[1] not in NOT_KIN
     if ".*." in asked:
         subject, attribute = asked.split(".*.")
         return _of_subject(slot, subject) and slot.endswith("." + attribute)
