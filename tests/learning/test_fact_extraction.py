@@ -1653,3 +1653,22 @@ def test_a_value_said_at_length_or_without_its_subject(lang, text, slot, value):
 ])
 def test_a_clause_without_its_subject_states_nothing_else(lang, text):
     assert not extract_facts(text, lang)
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # speech-to-text runs the next clause on without a stop: the value ends at its subject
+    ("en-us", "i can't stand cilantro it tastes like soap to me", "dislikes", "cilantro"),
+    ("pt-pt", "adoro bacalhau com natas eu como isso todas as semanas sem falta", "likes", "bacalhau com natas"),
+    ("es-es", "me encanta el cachopo yo lo como cada semana en casa de mi madre", "likes", "cachopo"),
+    # a direction between the verb and its place, and what follows the place
+    ("en-us", "my sister renee lives up in green bay with her three boys", "family.sister.renee.residence",
+     "Green Bay"),
+    ("en-us", "I was raised down in Las Cruces.", "origin", "Las Cruces"),
+    # a year is no home
+    ("en-us", "we moved to phoenix in 2019", "residence", "Phoenix"),
+    ("en-us", "I'm a type one diabetic, so I'm checking my sugar all day.", "health.condition", "diabetic"),
+    ("en-us", "I've been vegan since college.", "diet", "vegan"),
+    ("en-us", "fleetwood mac is my favorite band ever", "likes", "fleetwood mac"),
+])
+def test_facts_said_the_spoken_way(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
