@@ -575,3 +575,19 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     found = engine.recall(sc, asked, 10, 0.0)
     assert not [m for m in found if m.content in requests and m.score > 0], [(m.content, m.score) for m in found]
     assert found[0].content == said, [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,question,slot", [
+    ("pt-pt", "quando faço anos", "birthday"),  # "fazer anos" is a birthday, not an age
+    ("pt-pt", "em que piso fica a minha casa", "residence"),
+    ("es-es", "qué es lo que no puedo tomar", "intolerance"),
+    ("en-us", "what can't i eat", "diet"),
+    ("de-de", "was darf ich nicht trinken", "intolerance"),
+    ("es-es", "de qué me intervinieron", "health.injury"),
+    ("de-de", "woran bin ich erkrankt", "health.condition"),
+    ("es-es", "cuándo es mi cumple", "birthday"),
+    ("de-de", "an welcher uni ist mein vetter", "family.cousin.*.studies"),
+    ("es-es", "qué raza es nuestra minina", "pet.cat"),
+])
+def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
+    assert slot in asked_slots(question, lang)

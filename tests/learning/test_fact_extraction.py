@@ -1672,3 +1672,21 @@ def test_a_clause_without_its_subject_states_nothing_else(lang, text):
 ])
 def test_facts_said_the_spoken_way(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    ("pt-pt", "casei com o rui há doze anos", "family.spouse.name", "Rui"),
+    ("de-de", "ich habe thomas vor zehn jahren geheiratet", "family.spouse.name", "Thomas"),
+    ("en-us", "i married dave in 2010", "family.spouse.name", "Dave"),
+    ("es-es", "curro de cocinero en una arrocería del puerto", "occupation", "cocinero"),
+    ("es-es", "El cinco de enero es mi cumple, justo antes de Reyes.", "birthday", "cinco de enero"),
+    ("es-es", "me operaron de la rodilla el año pasado", "health.injury", "rodilla"),
+    ("es-es", "en casa hay una gata persa que se llama nube", "pet.cat.name", "Nube"),
+    ("de-de", "mein vetter malte studiert in greifswald", "family.cousin.studies", "in greifswald"),
+])
+def test_everyday_words_for_a_wedding_a_job_a_birthday_a_surgery_a_cat_a_cousin(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+def test_a_marriage_without_a_name_names_no_one():
+    assert not extract_facts("i married young", "en-us")
