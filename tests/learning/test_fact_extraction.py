@@ -1690,3 +1690,12 @@ def test_everyday_words_for_a_wedding_a_job_a_birthday_a_surgery_a_cat_a_cousin(
 
 def test_a_marriage_without_a_name_names_no_one():
     assert not extract_facts("i married young", "en-us")
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # "Dynamo-Fan", a club's fan said the German way
+    ("de-de", "ich bin dynamo fan durch und durch", "team", "Dynamo"),
+    ("de-de", "ich bin jahn-fan mit dauerkarte seit zwanzig jahren", "team", "Jahn"),
+])
+def test_a_fan_of_a_club_said_the_german_way(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
