@@ -11,7 +11,7 @@ from ovos_utils.log import LOG
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_unheld, names_of,
-                                                      names_someone, of_another, owner, says_slot)
+                                                      names_someone, of_another, owner, says_attribute, says_slot)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -251,7 +251,7 @@ class StoreReader:
             elif any(of_another(facts[i].slot, asked) for i in said) or \
                     (topic and all(facts[i].slot.startswith("family.") for i in said)):
                 turns[turn] = False  # about someone else than the one asked about
-            elif any(".*." in a and says_slot(w, a, lang) for w in keywords(content, lang) for a in asked):
+            elif any(".*." in a and says_attribute(content, a, lang) for a in asked):
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
             elif KIN in asked and names_someone(content, lang):
                 turns[turn] = None  # the user's own, told with a relative ("moro com a minha avó")

@@ -591,3 +591,15 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
 ])
 def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
     assert slot in asked_slots(question, lang)
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    ("de-de", "unser dackel waldi ist schon vierzehn", "wie alt ist unser hund"),
+    ("en-us", "our cat pickles is nine this year", "how old is our cat"),
+])
+def test_an_age_said_by_a_number_alone_answers_the_age(make_engine, lang, said, asked):
+    """Only the animal's name is learnt from "unser dackel waldi ist schon vierzehn"; its
+    other words say the age, in a number, though no word of an age is among them."""
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert said in [m.content for m in found], [(m.content, m.score) for m in engine.recall(sc, asked, 5, 0.0)]

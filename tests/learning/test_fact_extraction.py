@@ -1699,3 +1699,21 @@ def test_a_marriage_without_a_name_names_no_one():
 ])
 def test_a_fan_of_a_club_said_the_german_way(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    ("en-us", "our cat pickles is a big fat orange tabby", "pet.cat.name", "Pickles"),
+    ("pt-pt", "o nosso cão bobi é um rafeiro", "pet.dog.name", "Bobi"),
+    ("es-es", "nuestro perro toby es un galgo", "pet.dog.name", "Toby"),
+    ("de-de", "unser kater mogli ist schon fünfzehn", "pet.cat.name", "Mogli"),
+])
+def test_an_animal_named_right_after_its_kind(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "my dog really is old"), ("en-us", "my cat now has diabetes"),
+    ("pt-pt", "o meu gato também é velho"), ("es-es", "mi perro ya es mayor"), ("de-de", "unser hund auch ist alt"),
+])
+def test_a_word_after_an_animal_is_no_name(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.endswith(".name")]

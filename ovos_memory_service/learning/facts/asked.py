@@ -22,6 +22,8 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
+from ovos_number_parser import extract_number
+
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
 from ovos_memory_service.common.words import another_form, keywords, topical
 from ovos_memory_service.learning.facts.extract import load_language
@@ -79,6 +81,7 @@ KIN = "kin"  # words that name the whole family ("my family", "a família"): eve
 NOT_KIN = ("friend", "colleague", "neighbour", "boss", "flatmate", "ex")  # people of family.facts, not family
 COMPANY = "company"  # words that ask who ("with whom do I go swimming"): someone the user named
 TOGETHER = "together"  # words that say the user did something with someone ("me and", "eu e o")
+AGE = "age"
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
 
 
@@ -228,6 +231,16 @@ def _together(folder: str) -> Optional[re.Pattern]:
     """A regex of asked.list's ``together`` words ("me and", "eu e o")."""
     words = sorted((w for w, slots in _asked(folder).items() if TOGETHER in slots), key=len, reverse=True)
     return re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(map(re.escape, words))) if words else None
+
+
+def says_attribute(text: str, slot: str, lang: str) -> bool:
+    """``text`` says what ``slot`` holds, in a word that asks for it ("lives" for a
+    residence), or for an age in a number ("unser dackel waldi ist schon vierzehn")."""
+    words = keywords(text, lang)
+    if slot.endswith("." + AGE) and any(w.isdigit() or extract_number(w, lang=lang) not in (False, None)
+                                        for w in words):
+        return True
+    return any(says_slot(w, slot, lang) for w in words)
 
 
 def says_slot(word: str, slot: str, lang: str) -> bool:
