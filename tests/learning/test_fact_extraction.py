@@ -1717,3 +1717,21 @@ def test_an_animal_named_right_after_its_kind(lang, text, slot, value):
 ])
 def test_a_word_after_an_animal_is_no_name(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot.endswith(".name")]
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "we bought a little brick ranch in wauwatosa a couple years ago", "Wauwatosa"),
+    ("pt-pt", "temos uma casa em setúbal", "Setúbal"),
+    ("es-es", "tenemos un piso en pleno centro de oviedo", "Pleno Centro de Oviedo"),
+    ("es-es", "me vine a vivir a alicante hace cuatro años", "Alicante"),
+    ("de-de", "wir haben ein reihenhaus in der konradsiedlung", "Konradsiedlung"),
+])
+def test_a_home_one_has_or_came_to_is_where_one_lives(lang, text, value):
+    assert ("residence", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("pt-pt", "temos uma casa na praia"), ("es-es", "tenemos una casa en la playa"),
+])
+def test_a_house_at_the_beach_is_no_home_town(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "residence"]
