@@ -217,12 +217,14 @@ class StoreReader:
         for the facts with a slot and the turns they were learnt from. A turn says
         what its facts say: one of them answers, or all are about someone else; when
         all are of other slots, it still may answer if it says a word of what is asked
-        of the relative ("my son eli works at the bakery": only his name was learnt), and
+        of the relative ("my son eli works at the bakery": only his name was learnt; an
+        age in a number), and
         gets no lead (the set returned) if it says more than they and the question do.
         When the question asks what no slot holds ("what car does my sister
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
-        tells the breed its fact leaves out."""
+        tells the breed its fact leaves out. What the user asked of the assistant is no
+        answer to a question."""
         asked = asked_slots(query, lang, _names(words, items, lang))
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it

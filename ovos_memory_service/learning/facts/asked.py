@@ -81,7 +81,7 @@ KIN = "kin"  # words that name the whole family ("my family", "a família"): eve
 NOT_KIN = ("friend", "colleague", "neighbour", "boss", "flatmate", "ex")  # people of family.facts, not family
 COMPANY = "company"  # words that ask who ("with whom do I go swimming"): someone the user named
 TOGETHER = "together"  # words that say the user did something with someone ("me and", "eu e o")
-AGE = "age"
+AGE = "age"  # the last part of a slot that holds an age ("pet.dog.age"): a number may tell it
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
 
 
