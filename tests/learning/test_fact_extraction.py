@@ -1714,3 +1714,20 @@ def test_a_word_after_an_animal_is_no_name(lang, text):
 ])
 def test_a_house_at_the_beach_is_no_home_town(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "residence"]
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("pt-pt", "aos sábados de manhã vou correr para o parque da ponte", "corrida"),
+    ("pt-pt", "costumo nadar na piscina municipal", "natação"),
+    ("es-es", "salgo a correr por las mañanas", "running"),
+    ("de-de", "ich geh jeden sonntag joggen", "Joggen"),
+    ("de-de", "im winter geh ich langlaufen im erzgebirge", "Langlauf"),
+    ("de-de", "ich klettere seit zwei jahren", "Klettern"),
+])
+def test_a_sport_said_by_going_to_do_it(lang, text, value):
+    assert ("exercise", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [("es-es", "salgo a cenar con amigos"), ("de-de", "ich geh einkaufen")])
+def test_going_out_for_something_else_is_no_sport(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "exercise"]
