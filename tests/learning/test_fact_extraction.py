@@ -1731,3 +1731,13 @@ def test_a_sport_said_by_going_to_do_it(lang, text, value):
 @pytest.mark.parametrize("lang,text", [("es-es", "salgo a cenar con amigos"), ("de-de", "ich geh einkaufen")])
 def test_going_out_for_something_else_is_no_sport(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "exercise"]
+
+
+@pytest.mark.parametrize("lang,text,value", [
+    ("en-us", "we're saving up to go to ireland next summer", "Ireland"),
+    ("en-us", "we want to go to italy next year", "Italy"),
+    ("pt-pt", "estamos a juntar dinheiro para ir ao brasil", "Brasil"),
+    ("es-es", "estoy ahorrando para ir a japón", "Japón"),
+])
+def test_a_trip_one_saves_for_or_wants_to_make(lang, text, value):
+    assert ("trip", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
