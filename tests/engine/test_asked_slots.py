@@ -588,6 +588,7 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     ("es-es", "cuándo es mi cumple", "birthday"),
     ("de-de", "an welcher uni ist mein vetter", "family.cousin.*.studies"),
     ("es-es", "qué raza es nuestra minina", "pet.cat"),
+    ("pt-pt", "quem me acompanha nos passeios a pé ao fim de semana", "exercise"),  # a walk, no trip
 ])
 def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
     assert slot in asked_slots(question, lang)
