@@ -1681,6 +1681,8 @@ def test_a_clause_without_its_subject_states_nothing_else(lang, text):
     # "Dynamo-Fan", a club's fan said the German way
     ("de-de", "ich bin dynamo fan durch und durch", "team", "Dynamo"),
     ("de-de", "ich bin jahn-fan mit dauerkarte seit zwanzig jahren", "team", "Jahn"),
+    # "sabes" before a statement is no request ("sabes algún chiste" is one)
+    ("es-es", "sabes, yo vivo en madrid", "residence", "Madrid"),
     # a US team, and a game one never misses
     ("en-us", "i'm a huge bucks fan never miss a game on tv", "team", "Bucks"),
     ("en-us", "we hardly ever miss an isotopes game at the ballpark", "team", "Isotopes"),
