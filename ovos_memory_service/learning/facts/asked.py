@@ -22,11 +22,9 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
-from ovos_number_parser import extract_number
-
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
 from ovos_memory_service.common.words import another_form, keywords, topical
-from ovos_memory_service.learning.facts.extract import load_language
+from ovos_memory_service.learning.facts.extract import is_number_word, load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
 # the maps that name a subject: (rule family, map names, the slots' beginning)
@@ -237,8 +235,7 @@ def says_attribute(text: str, slot: str, lang: str) -> bool:
     """``text`` says what ``slot`` holds, in a word that asks for it ("lives" for a
     residence), or for an age in a number ("unser dackel waldi ist schon vierzehn")."""
     words = keywords(text, lang)
-    if slot.endswith("." + AGE) and any(w.isdigit() or extract_number(w, lang=lang) not in (False, None)
-                                        for w in words):
+    if slot.endswith("." + AGE) and any(is_number_word(w, lang) for w in words):
         return True
     return any(says_slot(w, slot, lang) for w in words)
 

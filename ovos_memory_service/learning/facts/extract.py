@@ -426,13 +426,18 @@ def _clean(raw: str, lang: Language, rule: Rule):
     return value, phrase
 
 
+def is_number_word(word: str, lang: str) -> bool:
+    """``word`` is a number, in digits or in words of ``lang`` ("14", "vierzehn")."""
+    return word.isdigit() or extract_number(word, lang=lang) not in (False, None)
+
+
 def said_number(value: str, lang: Language) -> Optional[int]:
     """The one whole number ``value`` says, in digits or in words ("cinquenta
     e três", "im November zwanzig"), its other words being function words or
     months; None when it says none, or more than one, or anything else
     ("five minutes")."""
     words = [w.strip(TRIM) for w in value.lower().split()]
-    is_number = [w.isdigit() or extract_number(w, lang=lang.code) not in (False, None) for w in words]
+    is_number = [is_number_word(w, lang.code) for w in words]
     runs, run = [], []
     for i, word in enumerate(words):
         joins = word in JOINERS and run and i + 1 < len(words) and is_number[i + 1]
