@@ -55,6 +55,27 @@ def another_form(word: str, of: str) -> bool:
     return word == of or any(word.startswith(stem) and 0 < len(word) - len(stem) <= 2 for stem in (of, of[:-1]))
 
 
+class Forms:
+    """Which of a long list of words a word is ``another_form`` of, found by
+    looking up its stems rather than by comparing it with each word."""
+
+    def __init__(self, words: Sequence[str]):
+        self._place = {w: i for i, w in reversed(list(enumerate(words)))}
+        self._by_stem: Dict[str, List[str]] = {}
+        for of in self._place:
+            # another_form's rule: a word of four letters or more, or it without its last,
+            # followed by one or two letters
+            for stem in ({of, of[:-1]} if len(of) >= 4 else ()):
+                self._by_stem.setdefault(stem, []).append(of)
+
+    def of(self, word: str) -> List[str]:
+        """The listed words ``word`` is a form of, in the list's order."""
+        found = {*self._by_stem.get(word[:-1], ()), *self._by_stem.get(word[:-2], ())}
+        if word in self._place:
+            found.add(word)
+        return sorted(found, key=self._place.__getitem__)
+
+
 DIAERESIS = "\u0308"  # German plurals and verbs take an umlaut ("Mutter", "Mütter"): it tells no words apart
 
 

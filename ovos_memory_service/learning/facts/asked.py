@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
-from ovos_memory_service.common.words import another_form, keywords, topical
+from ovos_memory_service.common.words import Forms, keywords, topical
 from ovos_memory_service.learning.facts.extract import is_number_word, load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -249,21 +249,23 @@ def says_slot(word: str, slot: str, lang: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _word_slots(word: str, folder: str) -> Tuple[str, ...]:
-    """``_slots_of`` a word in a language (a statement's words are looked up again and again)."""
-    return _slots_of(word, _asked(folder))
+    """The slots ``word`` asks for: its own, or those of the words it is another
+    form of ("moram" of "mora", "wohnt" of "wohne", "viven" of "vive"); cached, as a
+    statement's words are looked up again and again."""
+    own = _asked(folder)
+    if word in own:
+        return own[word]
+    return tuple(slot for listed in _forms(folder).of(word) for slot in own[listed])
+
+
+@lru_cache(maxsize=16)
+def _forms(folder: str) -> Forms:
+    return Forms(list(_asked(folder)))
 
 
 def asks_unheld(asked: FrozenSet[str]) -> bool:
     """The question asks something of its subject that no slot holds ("what car does my sister drive")."""
     return any(a.endswith(".*." + UNHELD) for a in asked)
-
-
-def _slots_of(word: str, own: Dict[str, Tuple[str, ...]]) -> Tuple[str, ...]:
-    """The slots ``word`` asks for: its own, or those of a word it is another form
-    of ("moram" of "mora", "wohnt" of "wohne", "viven" of "vive")."""
-    if word in own:
-        return own[word]
-    return tuple(slot for listed, slots in own.items() if another_form(word, listed) for slot in slots)
 
 
 def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> Optional[bool]:

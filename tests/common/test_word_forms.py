@@ -1,0 +1,44 @@
+"""Forms, the lookup that asked.py uses to find which listed words a word is a
+form of, finds exactly what comparing it with every word (``another_form``) finds."""
+import pytest
+
+from ovos_memory_service.common.resources import locale_dir, read_pairs
+from ovos_memory_service.common.words import Forms, another_form, keywords
+
+LANGS = ["en-us", "pt-pt", "es-es", "de-de"]
+
+
+def listed(lang: str):
+    path = locale_dir() / lang / "facts" / "asked.list"
+    return list(dict.fromkeys(w for _, words in read_pairs(path) for w in words))
+
+
+def probes(lang: str, words):
+    """Every listed word with up to three letters more or fewer, and the words
+    of the language's fact sentences."""
+    made = {w + tail for w in words for tail in ("", "s", "n", "es", "en", "ram", "x")}
+    made |= {w[:-k] for w in words for k in (1, 2, 3) if len(w) > k}
+    for path in (locale_dir() / lang / "facts").glob("*.facts"):
+        made |= set(keywords(path.read_text(), lang))
+    return sorted(made)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_forms_finds_what_another_form_finds(lang):
+    words = listed(lang)
+    forms = Forms(words)
+    checked = 0
+    for word in probes(lang, words):
+        expected = [of for of in words if another_form(word, of)]
+        assert forms.of(word) == expected, word
+        checked += bool(expected)
+    assert checked > len(words)  # most probes are forms of some listed word
+
+
+def test_a_word_is_a_form_of_listed_words_only():
+    forms = Forms(["wohne", "mora", "work", "vive"])
+    assert forms.of("wohnt") == ["wohne"]
+    assert forms.of("moram") == ["mora"]
+    assert forms.of("workout") == []
+    assert forms.of("viven") == ["vive"]
+    assert forms.of("car") == []
