@@ -10,8 +10,9 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_unheld, names_of,
-                                                      names_someone, of_another, owner, says_attribute, says_slot)
+from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_of_someone, asks_unheld,
+                                                      names_of,
+                                                      names_someone, of_another, owner, says_attribute, says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -243,6 +244,11 @@ class StoreReader:
             closest = max(naming, key=lambda i: (similarity or {}).get(i.id) or 0.0, default=None)
             return {**found, **({closest.id: True} if closest else {})}, set()
         turns, elsewhere = {}, set()
+        if asks_of_someone(asked):  # "how old is felix": "unser kater felix jagt gern mäuse" tells other things
+            attributes = [a for a in asked if ".*." in a]
+            turns = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
+                     and item.id not in told and tells_of(item.content, asked, lang)
+                     and not any(says_attribute(item.content, a, lang) for a in attributes)}
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]
             flags = [found[i] for i in said]
@@ -257,8 +263,11 @@ class StoreReader:
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
             elif KIN in asked and names_someone(content, lang):
                 turns[turn] = None  # the user's own, told with a relative ("moro com a minha avó")
-            elif topic or not _says_more(content, [facts[i] for i in said], lang, words):
-                turns[turn] = False  # a topic has no lead to lose: it is about something else
+            elif topic or asks_of_someone(asked) or not _says_more(content, [facts[i] for i in said], lang, words):
+                # a topic has no lead to lose: it is about something else; and what is asked of
+                # someone is not said where other things are told of them ("how old is rufus":
+                # "our dog rufus sleeps on the couch all day")
+                turns[turn] = False
             else:
                 turns[turn] = None  # judged by its own evidence, without the lead
                 elsewhere.add(turn)

@@ -268,6 +268,28 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
     return any(a.endswith(".*." + UNHELD) for a in asked)
 
 
+def asks_of_someone(asked: FrozenSet[str]) -> bool:
+    """The question asks something a slot holds of a relative or an animal only
+    ("how old is rufus", not "where do my sister and i live")."""
+    return SELF not in asked and any(".*." in a and not a.endswith(".*." + UNHELD) for a in asked)
+
+
+def tells_of(text: str, asked: FrozenSet[str], lang: str) -> bool:
+    """``text`` names someone the question asks about: by the name it asks
+    ("felix" of ``pet.cat.felix``), or by their word ("my sister" of ``family.sister``)."""
+    folder = match_lang(lang)
+    subjects = _asked_subjects(asked)
+    if not folder or not subjects:
+        return False
+    said = text.lower()
+    words = set(WORD.findall(said))
+    if any(len(s.split(".")) == 3 and s.split(".")[2] in words for s in subjects):
+        return True
+    pattern, prefixes, _ = _subjects(folder)
+    named = {p for m in (pattern.finditer(said) if pattern else ()) for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
+    return any(s == p or s.startswith(p + ".") for s in subjects for p in named)
+
+
 def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> Optional[bool]:
     """Whether a fact of ``slot`` is what a question asking for ``asked`` wants:
     None when either is unknown; False for a fact about anyone else than the
