@@ -92,6 +92,20 @@ def _names(query_words: Sequence[str], items: Sequence[MemoryItem], lang: str):
                     [i.content for i in items if i.kind == "turn" and i.role == "user" and says(i.content)])
 
 
+def _unnamed(related: Dict[str, Tuple[str, ...]], items: Sequence[MemoryItem], lang: str):
+    """A topic's words (``topic_words``) without the names the user gave in
+    ``items``' facts: a cat called Fado is no music, a dog called Pepper no food."""
+    names = {w for w, _ in names_of([(i.slot, i.value) for i in items if i.slot], lang)}
+    if not names:
+        return related
+
+    def a_name(word: str) -> bool:  # or a form of one, as the search stems it ("fados")
+        return any(another_form(word, name) for name in names)
+    if not any(a_name(w) for members in related.values() for w in members):
+        return related
+    return {word: tuple(w for w in members if not a_name(w)) for word, members in related.items()}
+
+
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
     return MemoryItem.from_row(row, score=score, rank_score=rank_score)
 
@@ -113,7 +127,7 @@ class CoverageCache:
         self._queries = {}  # (words, related) -> (made_at, {memory id: (direct, topical)})
 
     def __call__(self, words: Sequence[str], related: dict, items: Sequence[MemoryItem]) -> dict:
-        key = (tuple(words), tuple(sorted(related)))
+        key = (tuple(words), tuple(sorted(related.items())))
         now = time.monotonic()
         with self._lock:
             made_at, known = self._queries.get(key, (now, {}))
@@ -184,7 +198,7 @@ class StoreReader:
         if not items:
             return None, []
         words = keywords(query, scope.lang)
-        coverage = self.coverage(words, topic_words(words, scope.lang), items)
+        coverage = self.coverage(words, _unnamed(topic_words(words, scope.lang), items, scope.lang), items)
         try:
             model, (similarity, spread) = self._compared(lambda queries: self._similarities(
                 scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))

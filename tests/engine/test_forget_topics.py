@@ -96,3 +96,37 @@ def test_the_family_takes_a_partner_named_without_a_word_of_kin(make_engine, lan
     assert [m.slot for m in engine.list(sc, ["fact"], 10, 0)[0]].count("family.partner.name") == 1
     taken = {m.id for m in engine.forget(sc, query=family, dry_run=True, limit=20)}
     assert said[0] in taken and not taken & set(other)
+
+
+@pytest.mark.parametrize("lang,named,topic,of_topic", [
+    ("pt-pt", "tenho um gato preto que se chama fado", "música", "canto num coro às quintas"),
+    ("en-us", "our dog is called pepper", "food", "i can't stand cilantro"),
+    ("es-es", "mi perra se llama canela", "comida", "me encanta la paella"),
+    ("de-de", "unser hund heißt jazz", "musik", "ich spiele geige im orchester"),
+])
+def test_a_name_the_user_gave_is_no_word_of_a_topic(make_engine, lang, named, topic, of_topic):
+    """A cat called Fado is not music, nor a dog called Pepper food: the name learnt
+    from the statement is a name there, though the topic's words hold it."""
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    pet = exchange(engine, sc, named, "Ok.")["ids"]
+    belongs = exchange(engine, sc, of_topic, "Ok.")["ids"]
+    engine.wait_idle()
+    assert any(m.slot and m.slot.endswith(".name") for m in engine.list(sc, ["fact"], 10, 0)[0])
+    taken = {m.id: m.content for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
+    assert belongs[0] in taken
+    assert not set(taken) & set(pet), taken
+    assert not any(m.sources and m.sources[0] == pet[0] for m in engine.forget(sc, query=topic, dry_run=True, limit=20))
+
+
+def test_work_does_not_take_what_one_studies(make_engine):
+    """"forget what I told you about work" takes the job, not the nursing school (the
+    topic "school" takes that), though a question about one's work may be answered by it."""
+    engine = make_engine()
+    sc = scope()
+    school = exchange(engine, sc, "i'm in my second year of nursing school at unm", "Okay.")["ids"]
+    job = exchange(engine, sc, "i work as a cashier at the grocery store", "Okay.")["ids"]
+    engine.wait_idle()
+    work = {m.id for m in engine.forget(sc, query="work", dry_run=True, limit=20)}
+    assert job[0] in work and not work & set(school)
+    assert school[0] in {m.id for m in engine.forget(sc, query="school", dry_run=True, limit=20)}

@@ -74,6 +74,9 @@ MAY_ANSWER = {
 # a topic named by one word takes more than a question about it asks: "school" takes what one
 # studies, though "where did I go to school" is not told by "I'm training to be a nurse"
 TOPIC_MAY_ANSWER = {"school": {"studies"}}
+# and less where two topics meet: "work" is not what one studies ("school" takes that), though
+# "what do I do" may be told by it
+TOPIC_APART = {"occupation": {"studies"}}
 EVERYTHING = "all"  # words that ask all that is known ("tell me about my sister")
 KIN = "kin"  # words that name the whole family ("my family", "a família"): every relative's fact
 NOT_KIN = ("friend", "colleague", "neighbour", "boss", "flatmate", "ex")  # people of family.facts, not family
@@ -332,10 +335,13 @@ def _asked_subjects(asked: FrozenSet[str]) -> Set[str]:
 
 def related(slot: str, asked: str, topic: bool = False) -> bool:
     """Whether a fact of ``slot`` may tell what a question asking ``asked`` wants
-    (``MAY_ANSWER``), or belongs to a topic named by one word (``TOPIC_MAY_ANSWER`` too)."""
+    (``MAY_ANSWER``), or belongs to a topic named by one word (``TOPIC_MAY_ANSWER`` too,
+    ``TOPIC_APART`` not)."""
     first, wanted = slot.split(".")[0], asked.split(".")[0]
-    return first == wanted or first in MAY_ANSWER.get(wanted, ()) or \
-        (topic and first in TOPIC_MAY_ANSWER.get(wanted, ()))
+    if topic:
+        return first == wanted or first in TOPIC_MAY_ANSWER.get(wanted, ()) or \
+            first in MAY_ANSWER.get(wanted, set()) - TOPIC_APART.get(wanted, set())
+    return first == wanted or first in MAY_ANSWER.get(wanted, ())
 
 
 def _fits(slot: str, asked: str) -> bool:
