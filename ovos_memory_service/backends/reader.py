@@ -10,7 +10,7 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_of_someone, asks_unheld,
+from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_an_age, asks_unheld,
                                                       names_of,
                                                       names_someone, of_another, owner, says_attribute, says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
@@ -258,11 +258,11 @@ class StoreReader:
             closest = max(naming, key=lambda i: (similarity or {}).get(i.id) or 0.0, default=None)
             return {**found, **({closest.id: True} if closest else {})}, set()
         turns, elsewhere = {}, set()
-        if asks_of_someone(asked):  # "how old is felix": "unser kater felix jagt gern mäuse" tells other things
-            attributes = [a for a in asked if ".*." in a]
+        if asks_an_age(asked):  # "how old is felix": "unser kater felix jagt gern mäuse" says no number
+            ages = [a for a in asked if ".*." in a]
             turns = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
                      and item.id not in told and tells_of(item.content, asked, lang)
-                     and not any(says_attribute(item.content, a, lang) for a in attributes)}
+                     and not any(says_attribute(item.content, a, lang) for a in ages)}
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]
             flags = [found[i] for i in said]
@@ -277,10 +277,10 @@ class StoreReader:
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
             elif KIN in asked and names_someone(content, lang):
                 turns[turn] = None  # the user's own, told with a relative ("moro com a minha avó")
-            elif topic or asks_of_someone(asked) or not _says_more(content, [facts[i] for i in said], lang, words):
-                # a topic has no lead to lose: it is about something else; and what is asked of
-                # someone is not said where other things are told of them ("how old is rufus":
-                # "our dog rufus sleeps on the couch all day")
+            elif topic or asks_an_age(asked) or not _says_more(content, [facts[i] for i in said], lang, words):
+                # a topic has no lead to lose: it is about something else; and an age asked of
+                # someone is not told where other things are said of them with no number ("how
+                # old is rufus": "our dog rufus sleeps on the couch all day")
                 turns[turn] = False
             else:
                 turns[turn] = None  # judged by its own evidence, without the lead

@@ -271,10 +271,10 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
     return any(a.endswith(".*." + UNHELD) for a in asked)
 
 
-def asks_of_someone(asked: FrozenSet[str]) -> bool:
-    """The question asks something a slot holds of a relative or an animal only
-    ("how old is rufus", not "where do my sister and i live")."""
-    return SELF not in asked and any(".*." in a and not a.endswith(".*." + UNHELD) for a in asked)
+def asks_an_age(asked: FrozenSet[str]) -> bool:
+    """The question asks the age of a relative or an animal only ("how old is rufus",
+    not "how old are my sister and i"): something only a number tells."""
+    return SELF not in asked and any(a.endswith(".*." + AGE) for a in asked)
 
 
 def tells_of(text: str, asked: FrozenSet[str], lang: str) -> bool:
