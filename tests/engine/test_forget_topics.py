@@ -130,3 +130,16 @@ def test_work_does_not_take_what_one_studies(make_engine):
     work = {m.id for m in engine.forget(sc, query="work", dry_run=True, limit=20)}
     assert job[0] in work and not work & set(school)
     assert school[0] in {m.id for m in engine.forget(sc, query="school", dry_run=True, limit=20)}
+
+
+def test_an_apprenticeship_is_work_in_german(make_engine):
+    """"ich mache eine ausbildung zur erzieherin" is a job in Germany (in a company, paid):
+    the topic "Arbeit" takes it and "was mache ich beruflich" is answered by it."""
+    engine = make_engine(lang="de-de")
+    sc = scope(lang="de-de")
+    training = exchange(engine, sc, "ich mache eine ausbildung zur erzieherin", "Okay.")["ids"]
+    exchange(engine, sc, "wie wird das wetter morgen", "Sonnig und warm.")
+    engine.wait_idle()
+    assert training[0] in {m.id for m in engine.forget(sc, query="arbeit", dry_run=True, limit=20)}
+    found = engine.recall(sc, "was mache ich beruflich", 5, engine.config["recall_relevance_threshold"])
+    assert found and training[0] in {m.sources[0] if m.sources else m.id for m in found}
