@@ -14,6 +14,11 @@ TOKEN = re.compile(r"\w+", re.UNICODE)
 def keywords(text: str, lang: str) -> List[str]:
     """The searchable words of ``text``: lowercased, stop words and
     one-letter words out, each once, in order."""
+    return list(_keywords(text, lang))
+
+
+@lru_cache(maxsize=4096)  # a build reads the query's and each compared memory's several times
+def _keywords(text: str, lang: str) -> Tuple[str, ...]:
     stops = stop_words(lang)
     words = []
     for raw in re.split(r"\s+", text.lower()):
@@ -22,7 +27,7 @@ def keywords(text: str, lang: str) -> List[str]:
         for token in TOKEN.findall(raw):
             if (len(token) > 1 or token.isdigit()) and token not in stops and token not in words:
                 words.append(token)
-    return words
+    return tuple(words)
 
 
 def says_nothing(text: str, lang: str) -> bool:
