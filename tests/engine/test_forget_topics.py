@@ -134,12 +134,13 @@ def test_work_does_not_take_what_one_studies(make_engine):
 
 def test_an_apprenticeship_is_work_in_german(make_engine):
     """"ich mache eine ausbildung zur erzieherin" is a job in Germany (in a company, paid):
-    the topic "Arbeit" takes it and "was mache ich beruflich" is answered by it."""
+    the topic "Arbeit" takes it, and a question about one's job or what one learns finds it."""
     engine = make_engine(lang="de-de")
     sc = scope(lang="de-de")
     training = exchange(engine, sc, "ich mache eine ausbildung zur erzieherin", "Okay.")["ids"]
     exchange(engine, sc, "wie wird das wetter morgen", "Sonnig und warm.")
     engine.wait_idle()
     assert training[0] in {m.id for m in engine.forget(sc, query="arbeit", dry_run=True, limit=20)}
-    found = engine.recall(sc, "was mache ich beruflich", 5, engine.config["recall_relevance_threshold"])
-    assert found and training[0] in {m.sources[0] if m.sources else m.id for m in found}
+    for asked in ("was mache ich beruflich", "welche ausbildung mache ich", "was lerne ich gerade"):
+        found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+        assert found and training[0] in {m.sources[0] if m.sources else m.id for m in found}, asked
