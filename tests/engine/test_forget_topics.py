@@ -144,3 +144,18 @@ def test_an_apprenticeship_is_work_in_german(make_engine):
     for asked in ("was mache ich beruflich", "welche ausbildung mache ich", "was lerne ich gerade"):
         found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
         assert found and training[0] in {m.sources[0] if m.sources else m.id for m in found}, asked
+
+
+@pytest.mark.parametrize("lang,said,health,ill", [
+    # "doente" of a fan and "clínica" of a job are no illness
+    ("pt-pt", "sou benfiquista doente", "saúde", "tenho a tensão alta"),
+    ("es-es", "soy fisio en una clínica del centro", "salud", "tengo asma desde pequeña"),
+])
+def test_health_does_not_take_a_club_or_a_job(make_engine, lang, said, health, ill):
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    other = exchange(engine, sc, said, "Ok.")["ids"]
+    mine = exchange(engine, sc, ill, "Ok.")["ids"]
+    engine.wait_idle()
+    taken = {m.id: m.content for m in engine.forget(sc, query=health, dry_run=True, limit=20)}
+    assert mine[0] in taken and not set(taken) & set(other), taken
