@@ -338,8 +338,6 @@ def related(slot: str, asked: str, topic: bool = False) -> bool:
     (``MAY_ANSWER``), or belongs to a topic named by one word (``TOPIC_MAY_ANSWER`` too,
     ``TOPIC_APART`` not)."""
     first, wanted = slot.split(".")[0], asked.split(".")[0]
-    if first == wanted and "." in asked and not slot.startswith(asked):
-        return False  # the job is not the Ausbildung asked (``occupation.trainee``), nor a hobby the language
     if topic:
         return first == wanted or first in TOPIC_MAY_ANSWER.get(wanted, ()) or \
             first in MAY_ANSWER.get(wanted, set()) - TOPIC_APART.get(wanted, set())
