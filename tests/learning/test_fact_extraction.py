@@ -1746,3 +1746,15 @@ def test_going_out_for_something_else_is_no_sport(lang, text):
 ])
 def test_a_trip_one_saves_for_or_wants_to_make(lang, text, value):
     assert ("trip", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("text,slot,value", [
+    # spoken German drops the -e of "ich komme", also where the subject is left out
+    ("ich komm aus leipzig", "origin", "Leipzig"),
+    ("ich sprech ein bisschen französisch", "skill.language", "französisch"),
+    ("ich schwimm jeden morgen", "exercise", "Schwimmen"),
+    ("werd im mai fünfzig", "age", "50"),
+    ("kommen tu ich aus rostock, ich studier jetzt medizin", "studies", "Medizin"),
+])
+def test_german_said_without_the_first_persons_e(text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, "de-de")]

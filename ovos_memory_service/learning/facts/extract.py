@@ -617,7 +617,8 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
         for start in starts:
             # another reading's fact, unless its value took the subject put first ("i it doesn't agree with me")
             fact = _clause_fact(sentence, start, language) or next(
-                (f for f in (_clause_fact(r, 0, language) for r in _other_readings(sentence, start, language, boundary))
+                (f for f in (_clause_fact(_written_out(r, language), 0, language)
+                             for r in _other_readings(sentence, start, language, boundary))
                  if f and f.value.lower().split()[0] not in language.lists["dropped"]), None)
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
