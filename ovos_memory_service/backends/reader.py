@@ -11,8 +11,8 @@ from ovos_utils.log import LOG
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_an_age, asks_unheld,
-                                                      names_of,
-                                                      names_someone, of_another, owner, says_attribute, says_slot, tells_of)
+                                                      names_of, names_someone, of_another, owner, says_attribute,
+                                                      says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -259,10 +259,10 @@ class StoreReader:
             return {**found, **({closest.id: True} if closest else {})}, set()
         turns, elsewhere = {}, set()
         if asks_an_age(asked):  # "how old is felix": "unser kater felix jagt gern mäuse" says no number
-            ages = [a for a in asked if ".*." in a]
+            of_someone = [a for a in asked if ".*." in a]
             turns = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
                      and item.id not in told and tells_of(item.content, asked, lang)
-                     and not any(says_attribute(item.content, a, lang) for a in ages)}
+                     and not any(says_attribute(item.content, a, lang) for a in of_someone)}
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]
             flags = [found[i] for i in said]

@@ -188,9 +188,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE, COMPANY, TOGETHER}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
-    pattern, prefixes, _ = _subjects(folder)
-    named = list(pattern.finditer(said)) if pattern else []
-    subjects = {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
+    named, subjects = _named(said, folder)
     # a name the user gave someone ("rita", "rita's"), not a word that asks something ("Will", "June")
     owners = set(words) | {owner(w) for w in words}
     by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder)}
@@ -288,9 +286,15 @@ def tells_of(text: str, asked: FrozenSet[str], lang: str) -> bool:
     words = set(WORD.findall(said))
     if any(len(s.split(".")) == 3 and s.split(".")[2] in words for s in subjects):
         return True
+    return any(s == p or s.startswith(p + ".") for s in subjects for p in _named(said, folder)[1])
+
+
+def _named(said: str, folder: str):
+    """The subject words a lowercase text names ("my sister", "Oma": ``_subjects``' matches)
+    and the beginnings of their slots (``family.sister``)."""
     pattern, prefixes, _ = _subjects(folder)
-    named = {p for m in (pattern.finditer(said) if pattern else ()) for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
-    return any(s == p or s.startswith(p + ".") for s in subjects for p in named)
+    named = list(pattern.finditer(said)) if pattern else []
+    return named, {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
 
 
 def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> Optional[bool]:
