@@ -10,9 +10,9 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, answers, asked_slots, asks_an_age, asks_unheld,
-                                                      names_of, names_someone, of_another, owner, says_attribute,
-                                                      says_slot, tells_of)
+from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, about_another, answers, asked_slots, asks_an_age,
+                                                      asks_unheld, names_of, names_someone, of_another, owner,
+                                                      says_attribute, says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -243,12 +243,15 @@ class StoreReader:
         asked = asked_slots(query, lang, _names(words, items, lang))
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
-        requests = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
-                    and is_question(item.content, lang)} if is_question(query, lang) else {}
+        no_answer = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
+                     and is_question(item.content, lang)} if is_question(query, lang) else {}
+        if topic:  # "sport" is not what the user told of a relative ("my older sister kim plays tennis")
+            no_answer.update({item.id: False for item in items if item.kind == "turn" and item.role == "user"
+                              and about_another(item.content, asked, lang)})
         if not asked:
-            return requests, set()
+            return no_answer, set()
         facts = {item.id: item for item in items if item.slot}
-        found = {**requests, **{i: answers(item.slot, asked, topic) for i, item in facts.items()}}
+        found = {**no_answer, **{i: answers(item.slot, asked, topic) for i, item in facts.items()}}
         told = {}
         for i, item in facts.items():
             if item.sources:

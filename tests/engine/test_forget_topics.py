@@ -159,3 +159,25 @@ def test_health_does_not_take_a_club_or_a_job(make_engine, lang, said, health, i
     engine.wait_idle()
     taken = {m.id: m.content for m in engine.forget(sc, query=health, dry_run=True, limit=20)}
     assert mine[0] in taken and not set(taken) & set(other), taken
+
+
+@pytest.mark.parametrize("lang,theirs,mine,topic", [
+    ("en-us", "my older sister kim plays golf every weekend", "i go swimming on mondays", "sport"),
+    ("de-de", "meine freundin anja studiert gerade ein semester in prag", "ich studiere jura in bonn", "studium"),
+    ("en-us", "my son jake plays drums in a punk band", "i sing in the church choir", "music"),
+])
+def test_ones_own_topic_does_not_take_what_a_relative_does(make_engine, lang, theirs, mine, topic):
+    """"forget what I told you about sport" takes the user's sport, not a statement whose
+    subject is a relative or a friend (their facts belong to the family's topic); a
+    statement that says the user with them ("me and my sister play tennis") is the user's."""
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    other = exchange(engine, sc, theirs, "Ok.")["ids"]
+    own = exchange(engine, sc, mine, "Ok.")["ids"]
+    together = exchange(engine, sc, "me and my sister play tennis on fridays" if lang == "en-us"
+                        else "ich und mein bruder lernen zusammen für die klausur", "Ok.")["ids"]
+    engine.wait_idle()
+    taken = {m.id: m.content for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
+    assert own[0] in taken and not set(taken) & set(other), taken
+    if topic != "music":
+        assert together[0] in taken

@@ -225,6 +225,20 @@ def names_someone(text: str, lang: str) -> bool:
     return bool(pattern and pattern.search(said)) or bool(together and together.search(said))
 
 
+def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
+    """``text`` is about someone else than the user, named as its subject ("my older
+    sister kim plays tennis"), while ``asked`` is of the user's own and no one else's
+    ("sport"); not when it says the user beside them ("me and my brother", "ich und mein bruder")
+    or the user ("i", "ich")."""
+    folder = match_lang(lang)
+    if not folder or _asked_subjects(asked) or KIN in asked:
+        return False
+    said, pattern, together = text.lower().strip(), _subjects(folder)[0], _together(folder)
+    own = {w for w, slots in _asked(folder).items() if SELF in slots}
+    return bool(pattern and pattern.match(said)) and not (together and together.search(said)) \
+        and not own & set(WORD.findall(said))
+
+
 @lru_cache(maxsize=16)
 def _together(folder: str) -> Optional[re.Pattern]:
     """A regex of asked.list's ``together`` words ("me and", "eu e o")."""
