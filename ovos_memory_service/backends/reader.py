@@ -11,7 +11,7 @@ from ovos_utils.log import LOG
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, about_another, answers, asked_slots, asks_an_age,
-                                                      asks_unheld, names_of, names_someone, of_another, owner,
+                                                      asks_unheld, names_a_person, names_of, names_someone, of_another, owner,
                                                       says_attribute, says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
@@ -245,7 +245,7 @@ class StoreReader:
         # them; a query that names a thing ("black pepper") may be after what they asked of it
         no_answer = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
                      and is_question(item.content, lang)} if is_question(query, lang) else {}
-        if topic:  # "sport" is not what the user told of a relative ("my older sister kim plays tennis")
+        if topic and not names_a_person(query, lang):  # "sport": not what they told of a relative ("my sister plays golf")
             no_answer.update({item.id: False for item in items if item.kind == "turn" and item.role == "user"
                               and about_another(item.content, asked, lang)})
         if not asked:

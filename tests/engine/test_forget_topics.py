@@ -181,3 +181,15 @@ def test_ones_own_topic_does_not_take_what_a_relative_does(make_engine, lang, th
     assert own[0] in taken and not set(taken) & set(other), taken
     if topic != "music":
         assert together[0] in taken
+
+
+@pytest.mark.parametrize("lang,said,topic", [
+    ("es-es", "mi novio se viene a vivir conmigo en enero", "pareja"),  # the topic is the partner
+    ("en-us", "my dog rex loves the beach", "pets"),  # an animal is no person
+])
+def test_a_statement_about_the_one_the_topic_names_is_taken(make_engine, lang, said, topic):
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    theirs = exchange(engine, sc, said, "Ok.")["ids"]
+    engine.wait_idle()
+    assert theirs[0] in {m.id for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}

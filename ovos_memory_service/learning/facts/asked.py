@@ -234,9 +234,18 @@ def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
     if not folder or _asked_subjects(asked) or KIN in asked:
         return False
     said, pattern, together = text.lower().strip(), _subjects(folder)[0], _together(folder)
+    first = pattern.match(said) if pattern else None
+    person = first and any(p.startswith("family.") for p in _named(first.group(0), folder)[1])
     own = {w for w, slots in _asked(folder).items() if SELF in slots}
-    return bool(pattern and pattern.match(said)) and not (together and together.search(said)) \
-        and not own & set(WORD.findall(said))
+    return bool(person) and not (together and together.search(said)) and not own & set(WORD.findall(said))
+
+
+def names_a_person(text: str, lang: str) -> bool:
+    """``text`` has a word for a relative or a friend ("wife", "pareja", "Freundin"),
+    as asked.py knows them: a topic about them, not about the user's own things."""
+    folder = match_lang(lang)
+    prefixes = _subjects(folder)[1] if folder else {}
+    return any(p.startswith("family.") for w in WORD.findall(text.lower()) for p in prefixes.get(w, ()))
 
 
 @lru_cache(maxsize=16)
