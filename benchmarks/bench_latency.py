@@ -12,6 +12,10 @@ over ``--users`` users):
   responder subprocess on the same bus that only replies ``{"request_id", "ok"}``:
   the cost of the bus hop alone. Bus and echo samples are interleaved.
 
+``--ops voice`` times the voice command "what do you know about <a word of the
+user's topics>" over the bus: its intent message, as ovos-core hands it to the
+daemon's skill, until the skill speaks (the intent parser is ovos-core's).
+
 The stored conversations are generated (fixed seed; each user talks mostly
 about three favourite topics; sentences built from small topic word lists, so
 the keyword search has real work) from a pool of ``--pool`` distinct sentences,
@@ -78,6 +82,8 @@ from ovos_memory_service.common.wire import parse_messages  # noqa: E402
 from ovos_memory_service.store import open_store  # noqa: E402
 from ovos_memory_service.store.migrate import migrate  # noqa: E402
 from tests.pg import PostgresServer  # noqa: E402
+from ovos_bus_client.message import Message  # noqa: E402
+from ovos_memory_service.edge.skill import SKILL_ID  # noqa: E402
 from tests.sandbox import Stack, connect, stop, verified, wait_ready  # noqa: E402
 
 from benchmarks import latency_store as filled  # noqa: E402
@@ -89,7 +95,9 @@ DEVICES = ["kitchen", "car", "phone"]
 LIVE_DEVICE = "kitchen"  # each user's conversation going on now, and the session every sample asks in
 LIVE_PAIRS = 2           # exchanges in it
 DAY = 86400
-OPS = {"build": "memory.context.build", "recall": "memory.recall", "update": "memory.history.update"}
+OPS = {"build": "memory.context.build", "recall": "memory.recall", "update": "memory.history.update",
+       "voice": "voice: about <word>"}
+VOICE_INTENT = f"{SKILL_ID}:recall.topic.intent"
 TRANSPORTS = ("in-process", "bus")
 STORES = {"sqlite": "", "postgresql": " pg"}  # a store's suffix on its transports in the results
 TOPICS = {
@@ -232,7 +240,11 @@ def workload(samples: int, users, favourite, seed: int) -> dict:
     for _ in range(samples):
         user = rng.choice(users)
         updates.append((user, exchange(rng, rng.choice(favourite[user]))))
-    return {"build": builds, "recall": recalls, "update": updates}
+    # "what do you know about <a word of one of the user's topics>" (its own generator:
+    # the other samples stay as they were)
+    rng = random.Random(seed + 2)
+    voices = [(user, rng.choice(TOPICS[rng.choice(favourite[user])])) for user in rng.choices(users, k=samples)]
+    return {"build": builds, "recall": recalls, "update": updates, "voice": voices}
 
 
 # ---------------------------------------------------------------- stores
@@ -352,6 +364,8 @@ def in_process(directory: Path, work: dict, warmup: int, threshold=None, store=N
         }
         times, found = {}, {}
         for op, samples in work.items():
+            if op not in calls:
+                continue  # the voice command is the daemon's skill: over the bus only
             call = calls[op]
             for user, x in samples[:warmup]:
                 call(user, x)
@@ -361,6 +375,28 @@ def in_process(directory: Path, work: dict, warmup: int, threshold=None, store=N
         return {"times": times, "found": found}
     finally:
         engine.close()
+
+
+def spoken(stack, user: str, word: str, timeout: float = 60) -> int:
+    """The voice command "what do you know about <word>", as ovos-core hands the
+    daemon's skill its intent (the intent parser's time is ovos-core's, not
+    measured), until the skill speaks in that session; 1 if it read memories, 0 if none."""
+    session = verified(asking(user).session_id, lang=LANG)
+    heard, said = threading.Event(), {}
+
+    def on_speak(message):
+        if message.context.get("session", {}).get("session_id") == session["session_id"]:
+            said["dialog"] = message.data.get("meta", {}).get("dialog")
+            heard.set()
+    stack.bus.on("speak", on_speak)
+    try:
+        stack.bus.emit(Message(VOICE_INTENT, {"topic": word, "utterance": f"what do you know about {word}",
+                                              "lang": LANG}, {"session": session, "user_id": user}))
+        if not heard.wait(timeout):
+            raise TimeoutError(f"the skill did not answer 'what do you know about {word}' in {timeout} s")
+    finally:
+        stack.bus.remove("speak", on_speak)
+    return int(said.get("dialog") == "recall.list")
 
 
 def echo_responder(port: int):
@@ -416,6 +452,16 @@ def over_bus(root: Path, template: dict, work: dict, warmup: int, ready_timeout:
         counted = {"build": lambda r: len(r.get("memories", [])), "recall": lambda r: len(r["memories"]),
                    "update": lambda r: r["stored"]}
         for op, samples in work.items():
+            if op == "voice":
+                times[op], counts = [], []
+                for user, word in samples[:warmup]:
+                    spoken(stack, user, word)
+                for user, word in samples:
+                    ms, items = timed(lambda: spoken(stack, user, word))
+                    times[op].append(ms)
+                    counts.append(items)
+                found[op] = statistics.mean(counts)
+                continue
             requests = [(user, fields[op](x)) for user, x in samples]
             for user, data in requests[:warmup]:
                 call(OPS[op], user, data)
@@ -482,10 +528,11 @@ def report(results: dict, description: str):
         echoes = [x for bus in ("bus" + suffix for suffix in STORES.values())
                   for k, xs in res.get(bus, {}).get("times", {}).items() if k.startswith("echo ") for x in xs]
         print(f"| {size:,} | " + " | ".join(row + [pair(echoes)]) + " |")
-    print("\nmean memories returned (build: injected; recall: above the threshold):")
+    print("\nmean memories returned (build: injected; recall: above the threshold;"
+          " voice: the share of commands that read memories):")
     for size, res in results.items():
         parts = [f"{op} {t} {res[t]['found'][op]:.1f}" for t in measured_where(results) if t in res
-                 for op in ("build", "recall") if op in res[t]["found"]]
+                 for op in ("build", "recall", "voice") if op in res[t]["found"]]
         print(f"  {size:>7} turns: " + ", ".join(parts))
     buses = [t for t in measured_where(results) if t.startswith("bus")]
     if not buses:
@@ -496,8 +543,8 @@ def report(results: dict, description: str):
     for op, where in ((op, where) for where in buses for op in OPS):
         for size, res in results.items():
             times = res.get(where, {}).get("times", {})
-            if op not in times:
-                continue
+            if op not in times or "echo " + op not in times:
+                continue  # the voice command has no echo: it is a command, not a request
             bus, echo = times[op], times["echo " + op]
             print(f"  {OPS[op]:<22} {where:<6} {size:>7} turns: {p50(bus) / p50(echo):5.2f}x  "
                   f"(bus {p50(bus):.2f} ms, echo {p50(echo):.2f} ms, "
@@ -560,7 +607,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=10, help="untimed requests before each cell")
     parser.add_argument("--users", type=int, default=50, help="users the stored turns are spread over")
     parser.add_argument("--ops", default="build,recall,update",
-                        help="operations to time, comma separated: build, recall, update")
+                        help="operations to time, comma separated: build, recall, update, voice "
+                             "(the daemon's 'what do you know about X', over the bus only)")
     parser.add_argument("--transports", default="in-process,bus", help="in-process, bus (with the echo)")
     parser.add_argument("--stores", default="sqlite",
                         help="sqlite, postgresql (a real server from tests/pg.py; each filled store is "
