@@ -193,3 +193,14 @@ def test_a_statement_about_the_one_the_topic_names_is_taken(make_engine, lang, s
     theirs = exchange(engine, sc, said, "Ok.")["ids"]
     engine.wait_idle()
     assert theirs[0] in {m.id for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
+
+
+def test_a_statement_that_says_we_is_the_users_own(make_engine):
+    """"my dad is from lyon so we always spoke french at home" names the father first, but
+    "we" says the user too: forgetting "french" takes it."""
+    engine = make_engine()
+    sc = scope()
+    said = exchange(engine, sc, "my dad is from lyon so we always spoke french at home", "Okay.")["ids"]
+    exchange(engine, sc, "what's the weather like", "Sunny and mild.")
+    engine.wait_idle()
+    assert said[0] in {m.id for m in engine.forget(sc, query="french", dry_run=True, limit=20)}

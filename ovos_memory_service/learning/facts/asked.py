@@ -52,6 +52,7 @@ def _also() -> Dict[str, Tuple[str, ...]]:
 
 ALSO = _also()
 SELF = "self"  # in the slots asked for: the question names the user too
+US = "us"  # words that say the user with others ("we"): a statement that says them is the user's too
 BARE = "bare"  # a relative named with no word before ("where does mom live")
 # a place asked for ("what country"): a relative's home or origin ("em que país está a minha irmã"),
 # but of the user's own nothing in particular ("como é que nos deslocamos na cidade")
@@ -185,7 +186,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, EVERYTHING, PLACE, COMPANY, TOGETHER}
+    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder)
@@ -229,14 +230,14 @@ def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
     """``text`` is about someone else than the user, named as its subject ("my older
     sister kim plays tennis"), while ``asked`` is of the user's own and no one else's
     ("sport"); not when it says the user beside them ("me and my brother", "ich und mein bruder")
-    or the user ("i", "ich")."""
+    or the user ("i", "we", "ich")."""
     folder = match_lang(lang)
     if not folder or _asked_subjects(asked) or KIN in asked:
         return False
     said, pattern, together = text.lower().strip(), _subjects(folder)[0], _together(folder)
     first = pattern.match(said) if pattern else None
     person = first and any(p.startswith("family.") for p in _named(first.group(0), folder)[1])
-    own = {w for w, slots in _asked(folder).items() if SELF in slots}
+    own = {w for w, slots in _asked(folder).items() if SELF in slots or US in slots}
     return bool(person) and not (together and together.search(said)) and not own & set(WORD.findall(said))
 
 
