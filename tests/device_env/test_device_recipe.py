@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -148,13 +149,16 @@ def device(tmp_path_factory):
         device.memory = MemoryClient(device.bus)
         wait_ready(device.memory, timeout=120)
         device.run("ovos-core")
-        ready = device.bus.wait_for_response(Message("mycroft.skills.is_ready"), timeout=5)
-        for _ in range(60):  # ovos-core's skills service: ready once its pipeline is loaded
+        # ovos-core's skills service: ready once its pipeline is loaded; while it starts it
+        # answers "not ready" at once, so the wait is by the clock, not by the answers
+        deadline = time.monotonic() + 120
+        while True:
+            ready = device.bus.wait_for_response(Message("mycroft.skills.is_ready"), timeout=2)
             if ready and ready.data.get("status"):
                 break
-            ready = device.bus.wait_for_response(Message("mycroft.skills.is_ready"), timeout=2)
-        else:
-            raise TimeoutError("ovos-core did not become ready")
+            if time.monotonic() > deadline:
+                raise TimeoutError("ovos-core did not become ready in 120 s")
+            time.sleep(0.5)
         if not registered.wait(120):
             raise TimeoutError("the voice commands were not registered with ovos-core")
         yield device
