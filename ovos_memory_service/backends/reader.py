@@ -245,7 +245,9 @@ class StoreReader:
         # them; a query that names a thing ("black pepper") may be after what they asked of it
         no_answer = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
                      and is_question(item.content, lang)} if is_question(query, lang) else {}
-        if topic and not names_a_person(query, lang):  # "sport": not what they told of a relative ("my sister plays golf")
+        # a topic of one's own ("sport", not "golf" or "berlin", values a relative's statement may
+        # be found by) is not what the user told of a relative ("my sister plays golf")
+        if topic and (asked or topic_words(words, lang)) and not names_a_person(query, lang):
             no_answer.update({item.id: False for item in items if item.kind == "turn" and item.role == "user"
                               and about_another(item.content, asked, lang)})
         if not asked:
