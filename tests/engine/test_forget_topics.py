@@ -204,3 +204,12 @@ def test_a_statement_that_says_we_is_the_users_own(make_engine):
     exchange(engine, sc, "what's the weather like", "Sunny and mild.")
     engine.wait_idle()
     assert said[0] in {m.id for m in engine.forget(sc, query="french", dry_run=True, limit=20)}
+
+
+def test_a_value_asked_alone_finds_what_a_relative_said(make_engine):
+    """"golf" is no topic of the user's own, as "sport" is: a sister's golf is found by it."""
+    engine = make_engine()
+    sc = scope()
+    hers = exchange(engine, sc, "my older sister kim plays golf every weekend", "Okay.")["ids"]
+    engine.wait_idle()
+    assert hers[0] in {m.id for m in engine.forget(sc, query="golf", dry_run=True, limit=20)}
