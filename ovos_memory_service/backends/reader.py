@@ -11,8 +11,8 @@ from ovos_utils.log import LOG
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, about_another, answers, asked_slots, asks_an_age,
-                                                      asks_unheld, names_a_person, names_of, names_someone, of_another, owner,
-                                                      says_attribute, says_slot, tells_of)
+                                                      asks_unheld, names_a_person, names_of, names_someone, of_another,
+                                                      owner, says_attribute, says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -243,13 +243,13 @@ class StoreReader:
         asked = asked_slots(query, lang, _names(words, items, lang))
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
-        no_answer = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
-                     and is_question(item.content, lang)} if is_question(query, lang) else {}
+        theirs = [item for item in items if item.kind == "turn" and item.role == "user"]
+        no_answer = {item.id: False for item in theirs if is_question(item.content, lang)} \
+            if is_question(query, lang) else {}
         # a topic of one's own ("sport", not "golf" or "berlin", values a relative's statement may
         # be found by) is not what the user told of a relative ("my sister plays golf")
         if topic and (asked or topic_words(words, lang)) and not names_a_person(query, lang):
-            no_answer.update({item.id: False for item in items if item.kind == "turn" and item.role == "user"
-                              and about_another(item.content, asked, lang)})
+            no_answer.update({item.id: False for item in theirs if about_another(item.content, asked, lang)})
         if not asked:
             return no_answer, set()
         facts = {item.id: item for item in items if item.slot}
@@ -259,14 +259,13 @@ class StoreReader:
             if item.sources:
                 told.setdefault(item.sources[0], []).append(i)
         if COMPANY in asked:  # who: of the statements that name someone, the closest to what is asked
-            naming = [i for i in items if i.kind == "turn" and i.role == "user" and names_someone(i.content, lang)]
+            naming = [i for i in theirs if names_someone(i.content, lang)]
             closest = max(naming, key=lambda i: (similarity or {}).get(i.id) or 0.0, default=None)
             return {**found, **({closest.id: True} if closest else {})}, set()
         turns, elsewhere = {}, set()
         if asks_an_age(asked):  # "how old is felix": "unser kater felix jagt gern mäuse" says no number
             of_someone = [a for a in asked if ".*." in a]
-            turns = {item.id: False for item in items if item.kind == "turn" and item.role == "user"
-                     and item.id not in told and tells_of(item.content, asked, lang)
+            turns = {item.id: False for item in theirs if item.id not in told and tells_of(item.content, asked, lang)
                      and not any(says_attribute(item.content, a, lang) for a in of_someone)}
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]

@@ -237,8 +237,14 @@ def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
     said, pattern, together = text.lower().strip(), _subjects(folder)[0], _together(folder)
     first = pattern.match(said) if pattern else None
     person = first and any(p.startswith("family.") for p in _named(first.group(0), folder)[1])
-    own = {w for w, slots in _asked(folder).items() if SELF in slots or US in slots}
-    return bool(person) and not (together and together.search(said)) and not own & set(WORD.findall(said))
+    return bool(person) and not (together and together.search(said)) \
+        and not _own_words(folder) & set(WORD.findall(said))
+
+
+@lru_cache(maxsize=16)
+def _own_words(folder: str) -> FrozenSet[str]:
+    """asked.list's words for the user ("i", "we"): its ``self`` and ``us`` lines."""
+    return frozenset(w for w, slots in _asked(folder).items() if SELF in slots or US in slots)
 
 
 def names_a_person(text: str, lang: str) -> bool:
