@@ -8,6 +8,11 @@ from ovos_memory_service.common.items import KINDS
 from tests.helpers import exchange, scope
 
 
+def taken(engine, sc, topic: str) -> dict:
+    """id -> content of what forgetting ``topic`` would take (its dry run)."""
+    return {m.id: m.content for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
+
+
 def test_an_accent_tells_a_topics_word_from_another_word(make_engine):
     engine = make_engine(lang="es-es")
     sc = scope(lang="es-es")
@@ -15,10 +20,10 @@ def test_an_accent_tells_a_topics_word_from_another_word(make_engine):
     licence = exchange(engine, sc, "quiero sacarme el carné de moto este verano", "¡Suerte!")["ids"]
     cello = exchange(engine, sc, "toco el violin en una orquesta", "Qué bien.")["ids"]  # "violín", no accent
     engine.wait_idle()
-    food = {m.id for m in engine.forget(sc, query="comida", dry_run=True, limit=20)}
+    food = set(taken(engine, sc, "comida"))
     assert set(meat) <= food
     assert not food & set(licence)
-    music = {m.id for m in engine.forget(sc, query="música", dry_run=True, limit=20)}
+    music = set(taken(engine, sc, "música"))
     assert set(cello) <= music
     engine.forget(sc, query="comida", limit=20)
     left = {m.content for m in engine.list(sc, KINDS, 200, 0)[0]}
@@ -37,7 +42,7 @@ def test_a_request_is_not_what_was_told_about_a_topic(make_engine):
                                                      "It's impossible to put down.")["ids"]
     asked = exchange(engine, sc, "what should i cook for my grandma", "How about a roast?")["ids"]
     engine.wait_idle()
-    family = {m.id for m in engine.forget(sc, query="family", dry_run=True, limit=20)}
+    family = set(taken(engine, sc, "family"))
     assert set(radios) <= family
     assert not family & set(joke + asked)
 
@@ -52,9 +57,9 @@ def test_a_relatives_job_is_no_part_of_ones_own_work(make_engine):
     his = exchange(engine, sc, "o meu marido nuno é mecânico numa oficina em famalicão", "Anotado.")["ids"]
     exchange(engine, sc, "como está o tempo", "Está sol, com vinte graus.")
     engine.wait_idle()
-    work = {m.id for m in engine.forget(sc, query="trabalho", dry_run=True, limit=20)}
+    work = set(taken(engine, sc, "trabalho"))
     assert mine[0] in work and not work & set(his)
-    family = {m.id for m in engine.forget(sc, query="família", dry_run=True, limit=20)}
+    family = set(taken(engine, sc, "família"))
     assert his[0] in family
 
 
@@ -66,7 +71,7 @@ def test_a_topic_takes_what_belongs_to_it_and_not_a_word_that_looks_like_it(make
     phd = exchange(engine, sc, "hago el doctorado en historia medieval", "Vale.")["ids"]
     exchange(engine, sc, "qué tiempo hace", "Hace sol y veinte grados.")
     engine.wait_idle()
-    studies = {m.id for m in engine.forget(sc, query="estudios", dry_run=True, limit=20)}
+    studies = set(taken(engine, sc, "estudios"))
     assert phd[0] in studies and not studies & set(home)
 
 
@@ -76,7 +81,7 @@ def test_school_takes_what_one_studies(make_engine):
     masters = exchange(engine, sc, "i'm doing a master's in marine biology at uw", "Okay.")["ids"]
     exchange(engine, sc, "what's the weather like", "Sunny and mild.")
     engine.wait_idle()
-    assert masters[0] in {m.id for m in engine.forget(sc, query="school", dry_run=True, limit=20)}
+    assert masters[0] in taken(engine, sc, "school")
 
 
 @pytest.mark.parametrize("lang,partner,job,family", [
@@ -94,8 +99,8 @@ def test_the_family_takes_a_partner_named_without_a_word_of_kin(make_engine, lan
     other = exchange(engine, sc, job, "Ok.")["ids"]
     engine.wait_idle()
     assert [m.slot for m in engine.list(sc, ["fact"], 10, 0)[0]].count("family.partner.name") == 1
-    taken = {m.id for m in engine.forget(sc, query=family, dry_run=True, limit=20)}
-    assert said[0] in taken and not taken & set(other)
+    listed = set(taken(engine, sc, family))
+    assert said[0] in listed and not listed & set(other)
 
 
 @pytest.mark.parametrize("lang,named,topic,of_topic", [
@@ -113,9 +118,9 @@ def test_a_name_the_user_gave_is_no_word_of_a_topic(make_engine, lang, named, to
     belongs = exchange(engine, sc, of_topic, "Ok.")["ids"]
     engine.wait_idle()
     assert any(m.slot and m.slot.endswith(".name") for m in engine.list(sc, ["fact"], 10, 0)[0])
-    taken = {m.id: m.content for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
-    assert belongs[0] in taken
-    assert not set(taken) & set(pet), taken
+    listed = taken(engine, sc, topic)
+    assert belongs[0] in listed
+    assert not set(listed) & set(pet), listed
     assert not any(m.sources and m.sources[0] == pet[0] for m in engine.forget(sc, query=topic, dry_run=True, limit=20))
 
 
@@ -127,9 +132,9 @@ def test_work_does_not_take_what_one_studies(make_engine):
     school = exchange(engine, sc, "i'm in my second year of nursing school at unm", "Okay.")["ids"]
     job = exchange(engine, sc, "i work as a cashier at the grocery store", "Okay.")["ids"]
     engine.wait_idle()
-    work = {m.id for m in engine.forget(sc, query="work", dry_run=True, limit=20)}
+    work = set(taken(engine, sc, "work"))
     assert job[0] in work and not work & set(school)
-    assert school[0] in {m.id for m in engine.forget(sc, query="school", dry_run=True, limit=20)}
+    assert school[0] in taken(engine, sc, "school")
 
 
 def test_an_apprenticeship_is_work_in_german(make_engine):
@@ -140,7 +145,7 @@ def test_an_apprenticeship_is_work_in_german(make_engine):
     training = exchange(engine, sc, "ich mache eine ausbildung zur erzieherin", "Okay.")["ids"]
     exchange(engine, sc, "wie wird das wetter morgen", "Sonnig und warm.")
     engine.wait_idle()
-    assert training[0] in {m.id for m in engine.forget(sc, query="arbeit", dry_run=True, limit=20)}
+    assert training[0] in taken(engine, sc, "arbeit")
     for asked in ("was mache ich beruflich", "welche ausbildung mache ich", "was lerne ich gerade"):
         found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
         assert found and training[0] in {m.sources[0] if m.sources else m.id for m in found}, asked
@@ -157,8 +162,8 @@ def test_health_does_not_take_a_club_or_a_job(make_engine, lang, said, health, i
     other = exchange(engine, sc, said, "Ok.")["ids"]
     mine = exchange(engine, sc, ill, "Ok.")["ids"]
     engine.wait_idle()
-    taken = {m.id: m.content for m in engine.forget(sc, query=health, dry_run=True, limit=20)}
-    assert mine[0] in taken and not set(taken) & set(other), taken
+    listed = taken(engine, sc, health)
+    assert mine[0] in listed and not set(listed) & set(other), listed
 
 
 @pytest.mark.parametrize("lang,theirs,mine,topic", [
@@ -177,10 +182,10 @@ def test_ones_own_topic_does_not_take_what_a_relative_does(make_engine, lang, th
     together = exchange(engine, sc, "me and my sister play tennis on fridays" if lang == "en-us"
                         else "ich und mein bruder lernen zusammen für die klausur", "Ok.")["ids"]
     engine.wait_idle()
-    taken = {m.id: m.content for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
-    assert own[0] in taken and not set(taken) & set(other), taken
+    listed = taken(engine, sc, topic)
+    assert own[0] in listed and not set(listed) & set(other), listed
     if topic != "music":
-        assert together[0] in taken
+        assert together[0] in listed
 
 
 @pytest.mark.parametrize("lang,said,topic", [
@@ -192,7 +197,7 @@ def test_a_statement_about_the_one_the_topic_names_is_taken(make_engine, lang, s
     sc = scope(lang=lang)
     theirs = exchange(engine, sc, said, "Ok.")["ids"]
     engine.wait_idle()
-    assert theirs[0] in {m.id for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
+    assert theirs[0] in taken(engine, sc, topic)
 
 
 def test_a_statement_that_says_we_is_the_users_own(make_engine):
@@ -203,7 +208,7 @@ def test_a_statement_that_says_we_is_the_users_own(make_engine):
     said = exchange(engine, sc, "my dad is from lyon so we always spoke french at home", "Okay.")["ids"]
     exchange(engine, sc, "what's the weather like", "Sunny and mild.")
     engine.wait_idle()
-    assert said[0] in {m.id for m in engine.forget(sc, query="french", dry_run=True, limit=20)}
+    assert said[0] in taken(engine, sc, "french")
 
 
 def test_a_value_asked_alone_finds_what_a_relative_said(make_engine):
@@ -212,4 +217,4 @@ def test_a_value_asked_alone_finds_what_a_relative_said(make_engine):
     sc = scope()
     hers = exchange(engine, sc, "my older sister kim plays golf every weekend", "Okay.")["ids"]
     engine.wait_idle()
-    assert hers[0] in {m.id for m in engine.forget(sc, query="golf", dry_run=True, limit=20)}
+    assert hers[0] in taken(engine, sc, "golf")
