@@ -114,6 +114,12 @@ def _by_confidence(row: dict) -> MemoryItem:
     return _item(row, row["confidence"] or 1.0, row["confidence"] or 1.0)
 
 
+def names_a_topic(query: str, lang: str) -> bool:
+    """Whether ``query`` names a topic by itself ("music", "my sister"), not a
+    question about it ("onde vivo")."""
+    return len(keywords(query, lang)) == 1 and len(query.split()) <= 2 and not is_question(query, lang)
+
+
 class CoverageCache:
     """Keyword coverage of items for recent queries: a build's keyword member
     and its final scoring ask for the same items, and pay for it once. Entries
@@ -204,9 +210,8 @@ class StoreReader:
                 scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
         except Unavailable:  # by words alone
             model, similarity, spread = None, {}, None
-        # a topic named by itself ("music", "my sister"), not a question about it ("onde vivo")
         said = normalized(query)
-        one_word = len(words) == 1 and len(query.split()) <= 2 and not is_question(query, scope.lang)
+        one_word = names_a_topic(query, scope.lang)
         wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity)
         found = []
         for item in items:

@@ -106,6 +106,27 @@ def test_a_reload_can_turn_it_off(make_engine):
     assert _recalled(engine, sc, "How did we get to Madrid?") == _recalled(plain, sc, "How did we get to Madrid?")
 
 
+# many memories of one thing, as a year of use leaves them
+TRAINS = ["I take the train to work every day.", "The train to Porto was late again today.",
+          "We missed the last train home after the concert.", "My son loves model trains.",
+          "The night train to Madrid has beds.", "Trains here are cheaper than buses.",
+          "I read on the train most mornings.", "The train station is a mile from us."]
+
+
+@pytest.mark.parametrize("topic", ["train", "trains", "my train"])
+def test_a_topic_named_alone_keeps_recalls_order(make_engine, topic):
+    """ "what do you know about trains" asks the model nothing to answer, and
+    would cost it two runs per memory of the topic: recall's order stands."""
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, TRAINS)
+    plain = make_engine(data_dir=engine.config["data_dir"] + "-plain", rerank={"enabled": False})
+    _told(plain, sc, TRAINS)
+    found = _recalled(engine, sc, topic, limit=len(TRAINS))
+    assert sorted(found) == sorted(TRAINS)
+    assert found == _recalled(plain, sc, topic, limit=len(TRAINS))
+
+
 def test_a_pair_scores_the_same_whatever_is_scored_beside_it():
     reranker = Reranker()
     try:
