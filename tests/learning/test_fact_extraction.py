@@ -1758,3 +1758,64 @@ def test_a_trip_one_saves_for_or_wants_to_make(lang, text, value):
 ])
 def test_german_said_without_the_first_persons_e(text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, "de-de")]
+
+
+@pytest.mark.parametrize("lang,text,value,statement", [
+    # the work told by what it pays for, with what leads into it
+    ("en-us", "so i clean teeth for a living at a dental office", "clean teeth",
+     "Earns a living: clean teeth at a dental office"),
+    ("en-us", "for a living i fix air conditioners", "fix air conditioners", "Earns a living: fix air conditioners"),
+    ("en-us", "to pay the bills i drive a forklift at a warehouse out by the airport", "drive a forklift",
+     "Earns a living: drive a forklift at a warehouse out by the airport"),
+    ("en-us", "to cover rent i wait tables at a seafood spot", "wait tables",
+     "Earns a living: wait tables at a seafood spot"),
+    # speech-to-text runs the next clause on, its subject left out ("trabalho", "me levanto")
+    ("pt-pt", "ganho a vida como eletricista trabalho por conta própria há doze anos", "eletricista",
+     "Trabalha como eletricista"),
+    ("pt-pt", "ganho a vida a fazer bolos", "fazer bolos", "Ganha a vida a fazer bolos"),
+    ("es-es", "me gano la vida haciendo pan me levanto a las cuatro de la mañana", "haciendo pan",
+     "Se gana la vida haciendo pan"),
+    ("es-es", "me gano la vida como fontanero", "fontanero", "Trabaja como fontanero"),
+    ("de-de", "ich verdien mein geld als busfahrer bei den stadtwerken", "Busfahrer",
+     "Arbeitet als Busfahrer bei den Stadtwerken"),
+    ("de-de", "ich verdiene mein geld mit nachhilfe", "Nachhilfe", "Verdient sein Geld mit Nachhilfe"),
+])
+def test_a_living_said_by_what_pays_for_it(lang, text, value, statement):
+    facts = [(f.slot, f.value, f.text) for f in extract_facts(text, lang)]
+    assert ("occupation", value, statement) in facts
+
+
+@pytest.mark.parametrize("text", ["Rui, my brother, cooks for a living", "my sister, she nurses for a living"])
+def test_a_living_said_of_someone_else_is_not_the_users(text):
+    assert not [f for f in extract_facts(text, "en-us") if f.slot == "occupation"]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # an age said as people say it: "theo's fifteen", "tiene noventa y dos" without "años"
+    ("en-us", "my little brother theo's fifteen and obsessed with skateboarding", "family.brother.theo.age", "15"),
+    ("en-us", "my son's twelve", "family.son.age", "12"),
+    ("es-es", "mi abuela carmen tiene noventa y dos y vive conmigo", "family.grandmother.carmen.age", "92"),
+    ("pt-pt", "a minha avó tem noventa e dois", "family.grandmother.age", "92"),
+])
+def test_a_relatives_age_said_short(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [("es-es", "mi hijo tiene dos perros"), ("pt-pt", "o meu filho tem dois cães"),
+                                       ("en-us", "my son's two dogs are cute")])
+def test_a_number_of_things_is_no_age(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.endswith(".age")]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a pet said to be at home, not had
+    ("en-us", "there's a gray parrot in the house called pickles and um he never shuts up", "pet.parrot.name", "Pickles"),
+    ("pt-pt", "lá em casa há um gato preto que se chama fusível", "pet.cat.name", "Fusível"),
+    ("de-de", "bei uns daheim gibt's eine katze namens mausi", "pet.cat.name", "Mausi"),
+])
+def test_a_pet_said_to_live_at_home(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+def test_a_neighbours_pet_is_not_the_users():
+    assert not extract_facts("there's a dog next door called max", "en-us")

@@ -589,6 +589,21 @@ def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Patt
     return _subject_first(sentence, start, lang, boundary) + dropped
 
 
+def _reading_fact(reading: str, clause: str, lang: Language) -> Optional[ExtractedFact]:
+    """The fact of another reading of ``clause``, unless its value took the
+    subject put first ("i it doesn't agree with me") or, the subject put back,
+    the clause's own verb: "Rui, my brother, cooks for a living" is no "i
+    {value} for a living", whose verb no pattern reads."""
+    fact = _clause_fact(_written_out(reading, lang), 0, lang)
+    if fact is None:
+        return None
+    first = fact.value.lower().split()[0]
+    verb = _written_out(clause, lang).lower().split()[0]
+    if first in lang.lists["dropped"] or (reading.endswith(clause) and first == verb):
+        return None
+    return fact
+
+
 def _clause_fact(sentence: str, start: int, lang: Language) -> Optional[ExtractedFact]:
     """The fact of the most specific pattern that matches at ``start`` and takes its captures."""
     for _, regex, negated, rule, maps in lang.compiled:
@@ -615,11 +630,9 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
         for start in starts:
-            # another reading's fact, unless its value took the subject put first ("i it doesn't agree with me")
             fact = _clause_fact(sentence, start, language) or next(
-                (f for f in (_clause_fact(_written_out(r, language), 0, language)
-                             for r in _other_readings(sentence, start, language, boundary))
-                 if f and f.value.lower().split()[0] not in language.lists["dropped"]), None)
+                (f for f in (_reading_fact(r, sentence[start:], language)
+                             for r in _other_readings(sentence, start, language, boundary)) if f), None)
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
                 facts.append(fact)
