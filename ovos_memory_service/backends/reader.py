@@ -106,6 +106,23 @@ def _unnamed(related: Dict[str, Tuple[str, ...]], items: Sequence[MemoryItem], l
     return {word: tuple(w for w in members if not a_name(w)) for word, members in related.items()}
 
 
+def _off_topic(text: str, words: Sequence[str], related: Optional[Dict[str, Tuple[str, ...]]],
+               lang: str) -> bool:
+    """``text`` shares a word of a question (its keywords: ``words``) but says
+    nothing of a topic the question names: "peach cobbler's my favorite dessert"
+    tells no "favorite band", "our youngest lucy just turned seven" no school of Lucy's."""
+    said = keywords(text, lang)
+
+    def says(word: str) -> bool:
+        return any(another_form(w, word) or another_form(word, w) for w in said) if " " not in word \
+            else word in text.lower()
+    for word, members in (related or {}).items():
+        if members and not says(word) and not any(says(m) for m in members) \
+                and any(says(other) for other in words if other != word):
+            return True
+    return False
+
+
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
     return MemoryItem.from_row(row, score=score, rank_score=rank_score)
 
@@ -204,7 +221,8 @@ class StoreReader:
         if not items:
             return None, []
         words = keywords(query, scope.lang)
-        coverage = self.coverage(words, _unnamed(topic_words(words, scope.lang), items, scope.lang), items)
+        related = _unnamed(topic_words(words, scope.lang), items, scope.lang)
+        coverage = self.coverage(words, related, items)
         try:
             model, (similarity, spread) = self._compared(lambda queries: self._similarities(
                 scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
@@ -212,7 +230,7 @@ class StoreReader:
             model, similarity, spread = None, {}, None
         said = normalized(query)
         one_word = names_a_topic(query, scope.lang)
-        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity)
+        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, related)
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
@@ -230,7 +248,8 @@ class StoreReader:
 
     @staticmethod
     def _answers(query: str, words: Sequence[str], items: List[MemoryItem], lang: str,
-                 topic: bool = False, similarity: Optional[Dict[str, float]] = None
+                 topic: bool = False, similarity: Optional[Dict[str, float]] = None,
+                 related: Optional[Dict[str, Tuple[str, ...]]] = None
                  ) -> Tuple[Dict[str, Optional[bool]], Set[str]]:
         """Item id -> whether it is what ``query`` (its keywords: ``words``) asks for
         (learning/facts/asked.py), and the turns that get no lead (below),
@@ -249,12 +268,14 @@ class StoreReader:
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
         theirs = [item for item in items if item.kind == "turn" and item.role == "user"]
-        no_answer = {item.id: False for item in theirs if is_question(item.content, lang)} \
-            if is_question(query, lang) else {}
+        question = is_question(query, lang)
+        no_answer = {item.id: False for item in theirs if is_question(item.content, lang)} if question else {}
         # a topic of one's own ("sport", not "golf" or "berlin", values a relative's statement may
         # be found by) is not what the user told of a relative ("my sister plays golf")
         if topic and (asked or topic_words(words, lang)) and not names_a_person(query, lang):
             no_answer.update({item.id: False for item in theirs if about_another(item.content, asked, lang)})
+        if question:
+            no_answer.update({item.id: False for item in theirs if _off_topic(item.content, words, related, lang)})
         if not asked:
             return no_answer, set()
         facts = {item.id: item for item in items if item.slot}

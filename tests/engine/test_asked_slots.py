@@ -161,6 +161,9 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     ("de-de", "unser kater felix jagt gern mäuse im garten", "wie alt ist felix"),
     ("pt-pt", "a minha filha inês adora desenhar cavalos", "que idade tem a inês"),
     ("es-es", "mi hermano jorge trabaja en un banco en vigo", "cuántos años tiene jorge"),
+    # a question that names a topic is not told by a statement that shares its other words only
+    ("pt-pt", "o cozido é o meu prato preferido", "qual é o meu filme preferido"),
+    ("en-us", "our youngest maya just turned six", "which school does maya go to"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -177,6 +180,8 @@ def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, sa
     ("en-us", "my son eli works at the bakery on main street", "where does my son work"),
     ("pt-pt", "o meu gato chama-se bigodes e tem dezoito anos", "que idade tem o bichano"),
     ("pt-pt", "a minha irmã emigrou para a suíça", "em que país está a minha irmã"),
+    # the topic asked said in one of its words ("frisbee" is a sport)
+    ("en-us", "my son plays ultimate frisbee on saturdays", "what sport does my son play"),
 ])
 def test_what_was_said_about_someone_answers_a_question_about_them(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
