@@ -131,6 +131,8 @@ def reranked(reranker: Reranker, query: str, items: List, top: int, before: Dict
     development split: 0.688 -> 0.726, MRR 0.630 -> 0.668; the better of the
     two for every turn lifts the turns after an answer: MRR 0.610)."""
     head = [item for item in items[:top] if item.score < 1.0]
+    if len(head) < 2:  # nothing to reorder: no model run (at 1,000 turns most recalls)
+        return items
     alone = reranker.scores(query, [said(item) for item in head])
     followers = [item for item in head if item.id in before]
     read_after = reranker.scores(query, [f"{said(before[item.id])} {said(item)}" for item in followers])

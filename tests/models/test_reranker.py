@@ -190,6 +190,7 @@ engine = MemoryEngine(build_config({"data_dir": sys.argv[1]}))
 engine.open()
 sc = scope()
 store(engine, sc, user("My brother is afraid of flying, so we drove to Madrid."))
+store(engine, sc, user("Flying to Madrid takes an hour."))  # two to put in order
 engine.wait_idle()
 engine.build_context(sc, "how did we get to Madrid?")
 print("after open and a build:", bool(reranker._models))
@@ -212,3 +213,19 @@ def test_its_model_is_read_at_the_first_recall(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     said = [line for line in run.stdout.splitlines() if line.startswith("after ")]  # not the log's lines
     assert said == ["after open and a build: False", "after a recall: True"]
+
+
+def test_one_candidate_is_not_read_by_the_model(make_engine):
+    """Nothing to put in order: recall's own answer, without a model run
+    (most recalls of a small store)."""
+    engine = make_engine()
+    sc = scope()
+    _told(engine, sc, [ANSWER])
+    runs = []
+    scores = engine.reranker.scores
+    engine.reranker.scores = lambda query, texts: runs.append(len(texts)) or scores(query, texts)
+    assert _recalled(engine, sc, "How did we get to Madrid?") == [ANSWER]
+    assert runs == []
+    _told(engine, sc, MADRID[:2])
+    _recalled(engine, sc, "How did we get to Madrid?")
+    assert runs  # two or more: read
