@@ -20,7 +20,8 @@ from ovos_memory_service.backends.relevance import Evidence, scores, standout
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Exclude, ModelChanged, Store, Visible
 from ovos_memory_service.common.wire import ChatMessage, iso_time
-from ovos_memory_service.common.words import another_form, keywords, says_nothing, topic_words
+from ovos_memory_service.common.words import (another_form, any_languages_stop_words, keywords, says_nothing,
+                                              topic_words)
 
 
 # threads that composite members run on, side by side (nested composites' members too)
@@ -106,21 +107,19 @@ def _unnamed(related: Dict[str, Tuple[str, ...]], items: Sequence[MemoryItem], l
     return {word: tuple(w for w in members if not a_name(w)) for word, members in related.items()}
 
 
-def _off_topic(text: str, words: Sequence[str], related: Optional[Dict[str, Tuple[str, ...]]],
-               lang: str) -> bool:
-    """``text`` shares a word of a question (its keywords: ``words``) but says
-    nothing of a topic the question names: "peach cobbler's my favorite dessert"
-    tells no "favorite band", "our youngest lucy just turned seven" no school of Lucy's."""
+def _off_topic(text: str, words: Sequence[str], related: Dict[str, Tuple[str, ...]], lang: str) -> bool:
+    """``text``, which says no word of the topics ``related`` holds (its
+    coverage found none), shares a word of a question (its keywords: ``words``)
+    but not a topic word the question names: "peach cobbler's my favorite
+    dessert" tells no "favorite band", "our youngest lucy just turned seven" no
+    school of Lucy's."""
     said = keywords(text, lang)
 
     def says(word: str) -> bool:
-        return any(another_form(w, word) or another_form(word, w) for w in said) if " " not in word \
-            else word in text.lower()
-    for word, members in (related or {}).items():
-        if members and not says(word) and not any(says(m) for m in members) \
-                and any(says(other) for other in words if other != word):
-            return True
-    return False
+        return any(another_form(w, word) or another_form(word, w) for w in said)
+    unsaid = [word for word, members in related.items() if members and not says(word)]
+    return any(says(other) for word in unsaid for other in words
+               if other != word and other not in any_languages_stop_words())
 
 
 def _item(row: dict, score: float = 0.0, rank_score: float = 0.0) -> MemoryItem:
@@ -230,7 +229,9 @@ class StoreReader:
             model, similarity, spread = None, {}, None
         said = normalized(query)
         one_word = names_a_topic(query, scope.lang)
-        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, related)
+        unrelated = {item.id for item in items if not coverage[item.id][1]
+                     and _off_topic(item.content, words, related, scope.lang)}
+        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, unrelated)
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
@@ -249,7 +250,7 @@ class StoreReader:
     @staticmethod
     def _answers(query: str, words: Sequence[str], items: List[MemoryItem], lang: str,
                  topic: bool = False, similarity: Optional[Dict[str, float]] = None,
-                 related: Optional[Dict[str, Tuple[str, ...]]] = None
+                 unrelated: Set[str] = frozenset()
                  ) -> Tuple[Dict[str, Optional[bool]], Set[str]]:
         """Item id -> whether it is what ``query`` (its keywords: ``words``) asks for
         (learning/facts/asked.py), and the turns that get no lead (below),
@@ -263,7 +264,7 @@ class StoreReader:
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out. What the user asked of the assistant is no
-        answer to a question."""
+        answer to a question, nor a statement among ``unrelated`` (``_off_topic``)."""
         asked = asked_slots(query, lang, _names(words, items, lang))
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
@@ -274,10 +275,12 @@ class StoreReader:
         # be found by) is not what the user told of a relative ("my sister plays golf")
         if topic and (asked or topic_words(words, lang)) and not names_a_person(query, lang):
             no_answer.update({item.id: False for item in theirs if about_another(item.content, asked, lang)})
-        if question:
-            no_answer.update({item.id: False for item in theirs if _off_topic(item.content, words, related, lang)})
+        # a question that names a topic is not told by a statement that shares only its other
+        # words (_off_topic), whatever that statement's facts say of other slots: left in, it
+        # would lead once the others were set aside
+        off_topic = {item.id for item in theirs if item.id in unrelated} if question else set()
         if not asked:
-            return no_answer, set()
+            return {**no_answer, **dict.fromkeys(off_topic, False)}, set()
         facts = {item.id: item for item in items if item.slot}
         found = {**no_answer, **{i: answers(item.slot, asked, topic) for i, item in facts.items()}}
         told = {}
@@ -315,7 +318,9 @@ class StoreReader:
             else:
                 turns[turn] = None  # judged by its own evidence, without the lead
                 elsewhere.add(turn)
-        return {**found, **turns}, elsewhere
+        judged = {**found, **turns}
+        judged.update({i: False for i in off_topic if judged.get(i) is not True})
+        return judged, elsewhere - off_topic
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):
         """The cosines of ``ids`` to ``vector``, and their spread over the

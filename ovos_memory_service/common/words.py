@@ -6,7 +6,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, Sequence, Tuple
 
-from ovos_memory_service.common.resources import acknowledgements, stop_words, topics
+from ovos_memory_service.common.resources import acknowledgements, locale_dir, stop_words, topics
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -28,6 +28,14 @@ def _keywords(text: str, lang: str) -> Tuple[str, ...]:
             if (len(token) > 1 or token.isdigit()) and token not in stops and token not in words:
                 words.append(token)
     return tuple(words)
+
+
+@lru_cache(maxsize=1)
+def any_languages_stop_words() -> FrozenSet[str]:
+    """The stop words of every language: a word that says nothing in one of
+    them ("meu", "die") may be said to a device set to another."""
+    return frozenset(w for folder in locale_dir().iterdir() if (folder / "stopwords.list").exists()
+                     for w in stop_words(folder.name))
 
 
 def says_nothing(text: str, lang: str) -> bool:

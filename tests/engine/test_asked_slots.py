@@ -599,6 +599,17 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     ("de-de", "an welcher uni ist mein vetter", "family.cousin.*.studies"),
     ("es-es", "qué raza es nuestra minina", "pet.cat"),
     ("pt-pt", "quem me acompanha nos passeios a pé ao fim de semana", "exercise"),  # a walk, no trip
+    ("en-us", "how do i get to my job", "transport"),
+    ("de-de", "wie komm ich ins büro", "transport"),
+    # where one was born or grew up is where one is from
+    ("es-es", "dónde nací", "origin"),
+    ("pt-pt", "onde é que eu nasci", "origin"),
+    ("en-us", "where was i born", "origin"),
+    ("de-de", "wo bin ich geboren", "origin"),
+    ("es-es", "dónde pasé la infancia", "origin"),
+    # who one is with is a partner
+    ("en-us", "who am i dating", "family.girlfriend"),
+    ("de-de", "mit wem bin ich zusammen", "family.boyfriend"),
 ])
 def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
     assert slot in asked_slots(question, lang)
