@@ -230,7 +230,8 @@ class StoreReader:
         said = normalized(query)
         one_word = names_a_topic(query, scope.lang)
         unrelated = {item.id for item in items if not coverage[item.id][1]
-                     and _off_topic(item.content, words, related, scope.lang)}
+                     and _off_topic(item.content, words, related, scope.lang)} \
+            if is_question(query, scope.lang) else set()
         wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, unrelated)
         found = []
         for item in items:
@@ -264,13 +265,14 @@ class StoreReader:
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out. What the user asked of the assistant is no
-        answer to a question, nor a statement among ``unrelated`` (``_off_topic``)."""
+        answer to a question, nor a statement among ``unrelated`` (those a question
+        names a topic of and they say nothing of: ``_off_topic``)."""
         asked = asked_slots(query, lang, _names(words, items, lang))
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
         theirs = [item for item in items if item.kind == "turn" and item.role == "user"]
-        question = is_question(query, lang)
-        no_answer = {item.id: False for item in theirs if is_question(item.content, lang)} if question else {}
+        no_answer = {item.id: False for item in theirs if is_question(item.content, lang)} \
+            if is_question(query, lang) else {}
         # a topic of one's own ("sport", not "golf" or "berlin", values a relative's statement may
         # be found by) is not what the user told of a relative ("my sister plays golf")
         if topic and (asked or topic_words(words, lang)) and not names_a_person(query, lang):
@@ -278,7 +280,7 @@ class StoreReader:
         # a question that names a topic is not told by a statement that shares only its other
         # words (_off_topic), whatever that statement's facts say of other slots: left in, it
         # would lead once the others were set aside
-        off_topic = {item.id for item in theirs if item.id in unrelated} if question else set()
+        off_topic = {item.id for item in theirs if item.id in unrelated}
         if not asked:
             return {**no_answer, **dict.fromkeys(off_topic, False)}, set()
         facts = {item.id: item for item in items if item.slot}
