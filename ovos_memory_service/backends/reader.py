@@ -229,8 +229,8 @@ class StoreReader:
             model, similarity, spread = None, {}, None
         said = normalized(query)
         one_word = names_a_topic(query, scope.lang)
-        unrelated = {item.id for item in items if not coverage[item.id][1]
-                     and _off_topic(item.content, words, related, scope.lang)} \
+        unrelated = {item.id for item in items if item.kind == "turn" and item.role == "user"
+                     and not coverage[item.id][1] and _off_topic(item.content, words, related, scope.lang)} \
             if is_question(query, scope.lang) else set()
         wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, unrelated)
         found = []
@@ -265,8 +265,8 @@ class StoreReader:
         drive"), a turn is no answer only if it says nothing but its facts ("my
         sister ana lives in porto"): "our dog is a golden retriever named biscuit"
         tells the breed its fact leaves out. What the user asked of the assistant is no
-        answer to a question, nor a statement among ``unrelated`` (those a question
-        names a topic of and they say nothing of: ``_off_topic``)."""
+        answer to a question, nor a statement of theirs among ``unrelated`` (those a
+        question names a topic of and they say nothing of: ``_off_topic``)."""
         asked = asked_slots(query, lang, _names(words, items, lang))
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
@@ -278,11 +278,10 @@ class StoreReader:
         if topic and (asked or topic_words(words, lang)) and not names_a_person(query, lang):
             no_answer.update({item.id: False for item in theirs if about_another(item.content, asked, lang)})
         # a question that names a topic is not told by a statement that shares only its other
-        # words (_off_topic), whatever that statement's facts say of other slots: left in, it
+        # words (``unrelated``), whatever that statement's facts say of other slots: left in, it
         # would lead once the others were set aside
-        off_topic = {item.id for item in theirs if item.id in unrelated}
         if not asked:
-            return {**no_answer, **dict.fromkeys(off_topic, False)}, set()
+            return {**no_answer, **dict.fromkeys(unrelated, False)}, set()
         facts = {item.id: item for item in items if item.slot}
         found = {**no_answer, **{i: answers(item.slot, asked, topic) for i, item in facts.items()}}
         told = {}
@@ -321,8 +320,8 @@ class StoreReader:
                 turns[turn] = None  # judged by its own evidence, without the lead
                 elsewhere.add(turn)
         judged = {**found, **turns}
-        judged.update({i: False for i in off_topic if judged.get(i) is not True})
-        return judged, elsewhere - off_topic
+        judged.update({i: False for i in unrelated if judged.get(i) is not True})
+        return judged, elsewhere - unrelated
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):
         """The cosines of ``ids`` to ``vector``, and their spread over the

@@ -75,13 +75,18 @@ def test_a_topic_takes_what_belongs_to_it_and_not_a_word_that_looks_like_it(make
     assert phd[0] in studies and not studies & set(home)
 
 
-def test_school_takes_what_one_studies(make_engine):
+@pytest.mark.parametrize("said,topic", [
+    ("i'm doing a master's in marine biology at uw", "school"),  # school takes what one studies
+    # names the father first, but "we" says the user too
+    ("my dad is from lyon so we always spoke french at home", "french"),
+])
+def test_a_statement_of_the_topic_is_taken(make_engine, said, topic):
     engine = make_engine()
     sc = scope()
-    masters = exchange(engine, sc, "i'm doing a master's in marine biology at uw", "Okay.")["ids"]
+    ids = exchange(engine, sc, said, "Okay.")["ids"]
     exchange(engine, sc, "what's the weather like", "Sunny and mild.")
     engine.wait_idle()
-    assert masters[0] in taken(engine, sc, "school")
+    assert ids[0] in taken(engine, sc, topic)
 
 
 @pytest.mark.parametrize("lang,partner,job,family", [
@@ -198,17 +203,6 @@ def test_a_statement_about_the_one_the_topic_names_is_taken(make_engine, lang, s
     theirs = exchange(engine, sc, said, "Ok.")["ids"]
     engine.wait_idle()
     assert theirs[0] in taken(engine, sc, topic)
-
-
-def test_a_statement_that_says_we_is_the_users_own(make_engine):
-    """"my dad is from lyon so we always spoke french at home" names the father first, but
-    "we" says the user too: forgetting "french" takes it."""
-    engine = make_engine()
-    sc = scope()
-    said = exchange(engine, sc, "my dad is from lyon so we always spoke french at home", "Okay.")["ids"]
-    exchange(engine, sc, "what's the weather like", "Sunny and mild.")
-    engine.wait_idle()
-    assert said[0] in taken(engine, sc, "french")
 
 
 def test_a_value_asked_alone_finds_what_a_relative_said(make_engine):
