@@ -10,9 +10,9 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import (COMPANY, KIN, about_another, answers, asked_slots, asks_an_age,
+from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, about_another, answers, asked_slots, asks_ages,
                                                       asks_unheld, names_a_person, names_of, names_someone, of_another,
-                                                      owner, says_attribute, says_slot, tells_of)
+                                                      owner, says_attribute, says_slot)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -293,10 +293,9 @@ class StoreReader:
             closest = max(naming, key=lambda i: (similarity or {}).get(i.id) or 0.0, default=None)
             return {**found, **({closest.id: True} if closest else {})}, set()
         turns, elsewhere = {}, set()
-        if asks_an_age(asked):  # "how old is felix": "unser kater felix jagt gern mäuse" says no number
-            of_someone = [a for a in asked if ".*." in a]
-            turns = {item.id: False for item in theirs if item.id not in told and tells_of(item.content, asked, lang)
-                     and not any(says_attribute(item.content, a, lang) for a in of_someone)}
+        ages = asks_ages(asked)  # told in a number: "unser kater felix jagt gern mäuse" tells no age of felix
+        if ages:
+            turns = {item.id: False for item in theirs if item.id not in told and not says_attribute(item.content, AGE, lang)}
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]
             flags = [found[i] for i in said]
@@ -311,7 +310,8 @@ class StoreReader:
                 turns[turn] = None  # it says what is asked of them, beside its facts ("my son eli works at...")
             elif KIN in asked and names_someone(content, lang):
                 turns[turn] = None  # the user's own, told with a relative ("moro com a minha avó")
-            elif topic or asks_an_age(asked) or not _says_more(content, [facts[i] for i in said], lang, words):
+            elif topic or (ages and not says_attribute(content, AGE, lang)) \
+                    or not _says_more(content, [facts[i] for i in said], lang, words):
                 # a topic has no lead to lose: it is about something else; and an age asked of
                 # someone is not told where other things are said of them with no number ("how
                 # old is rufus": "our dog rufus sleeps on the couch all day")

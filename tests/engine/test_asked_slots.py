@@ -161,6 +161,11 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     ("de-de", "unser kater felix jagt gern mäuse im garten", "wie alt ist felix"),
     ("pt-pt", "a minha filha inês adora desenhar cavalos", "que idade tem a inês"),
     ("es-es", "mi hermano jorge trabaja en un banco en vigo", "cuántos años tiene jorge"),
+    # nor when the question's subject is an animal or a name no fact has taught yet
+    ("en-us", "we keep a cockatiel called mango who sings along to the radio", "how old is mango"),
+    ("de-de", "unser hofhund heißt wastl und bellt jeden postboten an", "wie alt ist wastl"),
+    ("pt-pt", "temos uma catatua chamada lola que fala imenso", "que idade tem a lola"),
+    ("es-es", "tenemos una cacatúa que se llama lola y no calla nunca", "cuántos años tiene lola"),
     # a question that names a topic is not told by a statement that shares its other words only
     ("pt-pt", "o cozido é o meu prato preferido", "qual é o meu filme preferido"),
     ("en-us", "our youngest maya just turned six", "which school does maya go to"),

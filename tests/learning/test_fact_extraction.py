@@ -415,6 +415,7 @@ EVERYDAY = {
         ("my three kids love football", "family.children.count", "three", "Has three children"),
         # a pet named with a word or two about it first, or by its breed
         ("our golden retriever is called sunny", "pet.dog.name", "Sunny", "Has a golden retriever called Sunny"),
+        ("my cockatiel is called pip", "pet.bird.name", "Pip", "Has a cockatiel called Pip"),
         # where a relative is, said in passing; a home one has been in for years
         ("my husband marcus teaches chemistry at the high school", "family.husband.marcus.occupation",
          "chemistry at the high school", "Husband Marcus teaches chemistry at the high school"),
@@ -449,6 +450,7 @@ EVERYDAY = {
          "Dá aulas numa escola profissional"),
         ("temos um gato preto que se chama tejo", "pet.cat.name", "Tejo", "Gato chama-se Tejo"),
         ("o nosso labrador chama-se bolinhas", "pet.dog.name", "Bolinhas", "Labrador chama-se Bolinhas"),
+        ("a nossa caturra chama-se kiko", "pet.parrot.name", "Kiko", "Caturra chama-se Kiko"),
         ("A minha mãe está em Braga com o marido novo.", "family.mother.residence", "Braga", "Mãe mora em Braga"),
         ("o meu irmão está no porto", "family.brother.residence", "Porto", "Irmão mora no Porto"),
     ],
@@ -471,6 +473,7 @@ EVERYDAY = {
         ("mis dos hijas estudian fuera", "family.children.count", "dos", "Tiene dos hijos"),
         ("tenemos una perra mestiza que se llama luna", "pet.dog.name", "Luna", "Su perra se llama Luna"),
         ("nuestro galgo se llama rayo", "pet.dog.name", "Rayo", "Su galgo se llama Rayo"),
+        ("tengo un erizo que se llama pincho", "pet.hedgehog.name", "Pincho", "Su erizo se llama Pincho"),
         ("Mi madre está en Cuenca con su nuevo marido.", "family.mother.residence", "Cuenca", "Madre vive en Cuenca"),
         ("mi hermano anda por sevilla", "family.brother.residence", "Sevilla", "Hermano vive en Sevilla"),
     ],
@@ -492,6 +495,7 @@ EVERYDAY = {
         ("meine zwei kinder gehen in die kita", "family.children.count", "zwei", "Hat zwei Kinder"),
         ("ich bin klempner in kassel", "occupation", "Klempner", "Ist Klempner in Kassel"),
         ("unser dackel heißt waldi", "pet.dog.name", "Waldi", "Dackel heißt Waldi"),
+        ("unser berner sennenhund heißt bruno", "pet.dog.name", "Bruno", "Berner Sennenhund heißt Bruno"),
         ("Meine Mutter ist in Rostock bei ihrem neuen Mann.", "family.mother.residence", "Rostock",
          "Mutter wohnt in Rostock"),
         ("mein bruder ist unten in münchen", "family.brother.residence", "München", "Bruder wohnt in München"),

@@ -266,7 +266,7 @@ def says_attribute(text: str, slot: str, lang: str) -> bool:
     """``text`` says what ``slot`` holds, in a word that asks for it ("lives" for a
     residence), or for an age in a number ("unser dackel waldi ist schon vierzehn")."""
     words = keywords(text, lang)
-    if slot.endswith("." + AGE) and any(is_number_word(w, lang) for w in words):
+    if (slot == AGE or slot.endswith("." + AGE)) and any(is_number_word(w, lang) for w in words):
         return True
     return any(says_slot(w, slot, lang) for w in words)
 
@@ -299,24 +299,10 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
     return any(a.endswith(".*." + UNHELD) for a in asked)
 
 
-def asks_an_age(asked: FrozenSet[str]) -> bool:
-    """The question asks the age of a relative or an animal only ("how old is rufus",
-    not "how old are my sister and i"): something only a number tells."""
-    return SELF not in asked and any(a.endswith(".*." + AGE) for a in asked)
-
-
-def tells_of(text: str, asked: FrozenSet[str], lang: str) -> bool:
-    """``text`` names someone the question asks about: by the name it asks
-    ("felix" of ``pet.cat.felix``), or by their word ("my sister" of ``family.sister``)."""
-    folder = match_lang(lang)
-    subjects = _asked_subjects(asked)
-    if not folder or not subjects:
-        return False
-    said = text.lower()
-    words = set(WORD.findall(said))
-    if any(len(s.split(".")) == 3 and s.split(".")[2] in words for s in subjects):
-        return True
-    return any(s == p or s.startswith(p + ".") for s in subjects for p in _named(said, folder)[1])
+def asks_ages(asked: FrozenSet[str]) -> bool:
+    """The question asks an age only, the user's or another's ("how old is rufus",
+    "how old am i", not "how old are my sister and i"): something a number tells."""
+    return bool(asked) and all(a == AGE or a.endswith("." + AGE) for a in asked)
 
 
 def _named(said: str, folder: str):
