@@ -615,9 +615,25 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     # who one is with is a partner
     ("en-us", "who am i dating", "family.girlfriend"),
     ("de-de", "mit wem bin ich zusammen", "family.boyfriend"),
+    ("en-us", "who am i married to", "family.wife"),
+    ("pt-pt", "com quem sou casada", "family.husband"),
+    ("es-es", "con quién estoy casado", "family.wife"),
+    ("de-de", "mit wem bin ich verheiratet", "family.wife"),
 ])
 def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
     assert slot in asked_slots(question, lang)
+
+
+@pytest.mark.parametrize("lang,relative,asked", [
+    ("de-de", "meine frau anke ist tierärztin", "was ist mein beruf"),
+    ("es-es", "mi pareja lola trabaja en una farmacia del centro", "cuál es mi trabajo"),
+    ("en-us", "my husband dev works as a paramedic", "what do i do for work"),
+])
+def test_the_users_own_is_not_what_a_relative_does(make_engine, lang, relative, asked):
+    """"What's my job", the user's never told: their wife's ("my wife is a vet") is no answer."""
+    engine, sc = told(make_engine, lang, relative, *ELSEWHERE[lang][1:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
 
 
 @pytest.mark.parametrize("lang,said,asked", [

@@ -416,6 +416,9 @@ EVERYDAY = {
         # a pet named with a word or two about it first, or by its breed
         ("our golden retriever is called sunny", "pet.dog.name", "Sunny", "Has a golden retriever called Sunny"),
         ("my cockatiel is called pip", "pet.bird.name", "Pip", "Has a cockatiel called Pip"),
+        ("nothing beats a cold beer after a long shift", "likes", "cold beer after a long shift",
+         "Likes a cold beer after a long shift"),
+        ("pete and i just celebrated our thirtieth anniversary", "family.spouse.name", "Pete", "Is married to Pete"),
         # where a relative is, said in passing; a home one has been in for years
         ("my husband marcus teaches chemistry at the high school", "family.husband.marcus.occupation",
          "chemistry at the high school", "Husband Marcus teaches chemistry at the high school"),
@@ -451,6 +454,8 @@ EVERYDAY = {
         ("temos um gato preto que se chama tejo", "pet.cat.name", "Tejo", "Gato chama-se Tejo"),
         ("o nosso labrador chama-se bolinhas", "pet.dog.name", "Bolinhas", "Labrador chama-se Bolinhas"),
         ("a nossa caturra chama-se kiko", "pet.parrot.name", "Kiko", "Caturra chama-se Kiko"),
+        ("não há nada melhor que um bom bacalhau à brás", "likes", "bom bacalhau à brás", "Adora um bom bacalhau à brás"),
+        ("o zé e eu fizemos vinte anos de casados", "family.spouse.name", "Zé", "É casado com Zé"),
         ("A minha mãe está em Braga com o marido novo.", "family.mother.residence", "Braga", "Mãe mora em Braga"),
         ("o meu irmão está no porto", "family.brother.residence", "Porto", "Irmão mora no Porto"),
     ],
@@ -474,6 +479,9 @@ EVERYDAY = {
         ("tenemos una perra mestiza que se llama luna", "pet.dog.name", "Luna", "Su perra se llama Luna"),
         ("nuestro galgo se llama rayo", "pet.dog.name", "Rayo", "Su galgo se llama Rayo"),
         ("tengo un erizo que se llama pincho", "pet.hedgehog.name", "Pincho", "Su erizo se llama Pincho"),
+        ("no hay nada como un buen cocido madrileño", "likes", "buen cocido madrileño",
+         "Le gusta un buen cocido madrileño"),
+        ("pablo y yo cumplimos diez años de casados", "family.spouse.name", "Pablo", "Está casado con Pablo"),
         ("Mi madre está en Cuenca con su nuevo marido.", "family.mother.residence", "Cuenca", "Madre vive en Cuenca"),
         ("mi hermano anda por sevilla", "family.brother.residence", "Sevilla", "Hermano vive en Sevilla"),
     ],
@@ -496,6 +504,8 @@ EVERYDAY = {
         ("ich bin klempner in kassel", "occupation", "Klempner", "Ist Klempner in Kassel"),
         ("unser dackel heißt waldi", "pet.dog.name", "Waldi", "Dackel heißt Waldi"),
         ("unser berner sennenhund heißt bruno", "pet.dog.name", "Bruno", "Berner Sennenhund heißt Bruno"),
+        ("nichts geht über einen guten schweinebraten", "likes", "guten schweinebraten", "Mag einen guten schweinebraten"),
+        ("uwe und ich hatten gestern hochzeitstag", "family.spouse.name", "Uwe", "Ist mit Uwe verheiratet"),
         ("Meine Mutter ist in Rostock bei ihrem neuen Mann.", "family.mother.residence", "Rostock",
          "Mutter wohnt in Rostock"),
         ("mein bruder ist unten in münchen", "family.brother.residence", "München", "Bruder wohnt in München"),
@@ -514,6 +524,19 @@ def spoken(text):
 def test_people_work_and_home_as_people_say_them(lang, text, slot, value, statement):
     fact = only_fact(text, lang)
     assert (fact.slot, fact.value, fact.text, fact.negated) == (slot, value, statement, False)
+
+
+@pytest.mark.parametrize("lang,text,named,slot,statement", [
+    ("en-us", "my wife is called maya and she works as a nurse", "family.wife.name", "family.wife.maya.occupation", "Wife Maya works as nurse"),
+    ("pt-pt", "o meu marido chama-se paulo e é canalizador", "family.husband.name", "family.husband.paulo.occupation", "Marido Paulo é canalizador"),
+    ("es-es", "mi hermana se llama inés y es de burgos", "family.sister.name", "family.sister.inés.origin", "Hermana Inés es de Burgos"),
+    ("de-de", "mein bruder heißt tim und er wohnt in ulm", "family.brother.name", "family.brother.tim.residence", "Bruder Tim wohnt in Ulm"),
+])
+def test_a_relative_named_then_left_out_is_still_whom_the_clause_is_about(lang, text, named, slot, statement):
+    """"My wife is called Maya and she works as a nurse": the second clause says "she" (or,
+    in pt/es/de, nothing) for the wife; her job is hers, not the user's."""
+    facts = [(f.slot, f.text) for f in extract_facts(text, lang)]
+    assert [s for s, _ in facts] == [named, slot] and facts[1][1] == statement, facts
 
 
 @pytest.mark.parametrize("lang,text", [

@@ -61,7 +61,7 @@ from ovos_memory_service.common.resources import locale_dir, match_lang, read_li
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "carried")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -86,6 +86,9 @@ class ExtractedFact:
     negated: bool
     family: str
     text: str
+    # the words that named the relative it is about ("a minha mulher sandra"): the next
+    # clause, if it leaves its subject out ("e é enfermeira"), is read with them
+    subject: str = field(default="", compare=False)
 
 
 @dataclass
@@ -555,9 +558,20 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
     value = rule.value.format(**said).strip()
     said.setdefault("phrase", value)
     text = (rule.not_text if negated else rule.text).format(**{**said, "value": value})
-    return ExtractedFact(slot=rule.slot.format(**keys), value=value, kind=rule.kind,
+    slot = rule.slot.format(**keys)
+    return ExtractedFact(slot=slot, value=value, kind=rule.kind,
                          multi=rule.multi, negated=negated, family=rule.family,
-                         text=text[:1].upper() + text[1:])
+                         text=text[:1].upper() + text[1:], subject=_subject(match, slot, value))
+
+
+def _subject(match, slot: str, value: str) -> str:
+    """The words of ``match`` that named the relative a fact of ``slot`` is about,
+    with their name ("a minha mulher" of "a minha mulher chama-se sandra", and "sandra")."""
+    word = next((g for g in ("m_relation", "m_person", "m_kin") if match.groupdict().get(g)), None)
+    if not slot.startswith("family.") or word is None:
+        return ""
+    name = match.group("name") if match.groupdict().get("name") else value if slot.endswith(".name") else ""
+    return " ".join(f"{match.string[match.start():match.end(word)]} {name}".split())
 
 
 def _written_out(text: str, lang: Language) -> str:
@@ -587,6 +601,18 @@ def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Patt
     or with the subject speech left out ("moved to denver last year": ``dropped``)."""
     dropped = [f"{subject} {sentence[start:]}" for subject in lang.lists["dropped"]]
     return _subject_first(sentence, start, lang, boundary) + dropped
+
+
+def _carried(subject: str, clause: str, lang: Language) -> List[str]:
+    """``clause`` read with the relative the clause before named (``subject``), in
+    place of a pronoun that stands for them (``carried``: "and she's a nurse") or
+    where it leaves them out ("e é enfermeira", "und ist Tierärztin")."""
+    if not subject:
+        return []
+    first, _, rest = clause.partition(" ")
+    pronouns = dict((w.strip(), said.strip()) for w, _, said in (line.partition(">") for line in lang.lists["carried"]))
+    said = pronouns.get(first.lower())
+    return [" ".join((subject, said or "", rest) if said is not None else (subject, clause)).replace("  ", " ")]
 
 
 def _reading_fact(reading: str, clause: str, lang: Language) -> Optional[ExtractedFact]:
@@ -629,10 +655,13 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
                 or (anywhere and anywhere.search(sentence))
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
+        subject = ""
         for start in starts:
             fact = _clause_fact(sentence, start, language) or next(
                 (f for f in (_reading_fact(r, sentence[start:], language)
-                             for r in _other_readings(sentence, start, language, boundary)) if f), None)
+                             for r in _carried(subject, sentence[start:], language)
+                             + _other_readings(sentence, start, language, boundary)) if f), None)
+            subject = fact.subject if fact else ""
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
                 facts.append(fact)
