@@ -619,6 +619,10 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     ("pt-pt", "com quem sou casada", "family.husband"),
     ("es-es", "con quién estoy casado", "family.wife"),
     ("de-de", "mit wem bin ich verheiratet", "family.wife"),
+    ("es-es", "qué día hago años", "birthday"),
+    ("es-es", "dónde pasé la niñez", "origin"),
+    ("pt-pt", "qual é o tema da minha tese", "studies"),
+    ("pt-pt", "o que estou a planear para o verão", "plan"),
 ])
 def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
     assert slot in asked_slots(question, lang)
