@@ -84,6 +84,8 @@ def test_a_partner_asked_by_another_word_is_still_found(make_engine):
     ("en-us", "what's my wife's name", "family.girlfriend.name"),
     # a German Freund is a friend or a boyfriend
     ("de-de", "wie heißt mein Freund", "family.boyfriend.name"),
+    # "mi chico" is a boyfriend in Spain
+    ("es-es", "de dónde es mi chico", "family.boyfriend.iker.origin"),
     # the user asked about, a relative named in passing
     ("en-us", "where did i live when my son was born", "residence"),
     ("de-de", "wo habe ich gewohnt als mein sohn geboren wurde", "residence"),
