@@ -625,6 +625,9 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     ("es-es", "dónde pasé la niñez", "origin"),
     ("pt-pt", "qual é o tema da minha tese", "studies"),
     ("pt-pt", "o que estou a planear para o verão", "plan"),
+    ("en-us", "what does my spouse do", "family.spouse.*.occupation"),
+    ("en-us", "where is my significant other from", "family.partner.*.origin"),
+    ("es-es", "cuántos años tiene la yaya", "family.grandmother.*.age"),
 ])
 def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
     assert slot in asked_slots(question, lang)
@@ -640,6 +643,19 @@ def test_the_users_own_is_not_what_a_relative_does(make_engine, lang, relative, 
     engine, sc = told(make_engine, lang, relative, *ELSEWHERE[lang][1:])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert not found, [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    ("de-de", "meine schwester jana ist zwölf", "wie alt ist die kleine"),
+    ("es-es", "mi hija lucía tiene quince años", "cuántos años tiene la mayor"),
+])
+def test_someone_the_lists_do_not_know_may_be_whom_a_question_asks_about(make_engine, lang, said, asked):
+    """"Die Kleine" names no relative the lists know, so the question may be about the sister
+    told of: her age answers it, though "wie alt" alone would ask the user's."""
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang][1:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    theirs = [m for m in found if m.content == said or (m.slot or "").startswith("family.")]
+    assert theirs, [(m.content, m.score) for m in engine.recall(sc, asked, 5, 0.0)]
 
 
 @pytest.mark.parametrize("lang,said,asked", [

@@ -20,9 +20,9 @@ what was asked.
 """
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs
+from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words
 from ovos_memory_service.common.words import Forms, keywords, topical
 from ovos_memory_service.learning.facts.extract import is_number_word, load_language
 
@@ -85,6 +85,9 @@ COMPANY = "company"  # words that ask who ("with whom do I go swimming"): someon
 TOGETHER = "together"  # words that say the user did something with someone ("me and", "eu e o")
 AGE = "age"  # the last part of a slot that holds an age ("pet.dog.age"): a number may tell it
 UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.*.?": her car)
+# in the slots asked for: a word after "my", "the" that the lists know neither as asked nor as
+# anyone ("my significant other", "die kleine", "la yaya"): maybe someone whose facts are asked
+SOMEONE = "someone"
 
 
 @lru_cache(maxsize=16)
@@ -195,7 +198,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder)}
     subjects |= {subject for _, subject in by_name}
     if not subjects:
-        return frozenset(slots)
+        return frozenset(slots | {SOMEONE}) if slots and _unknown_after_family(words, folder) else frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
     # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
@@ -209,6 +212,19 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
         return frozenset(slots)  # a name alone ("der kleine max"): a name may be more than one person's
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
+
+
+def _unknown_after_family(words: List[str], folder: str) -> bool:
+    """A word after one that names a relative ("my", "die", "la") asks for no slot and
+    is no stop word: someone the lists do not know ("my significant other")."""
+    family, stops = _family_words(folder), stop_words(folder)
+    return any(word in family and following not in stops and not _word_slots(owner(following), folder)
+               for word, following in zip(words, words[1:]))
+
+
+@lru_cache(maxsize=16)
+def _family_words(folder: str) -> FrozenSet[str]:
+    return frozenset(w for w, slots in _asked(folder).items() if "family" in slots)
 
 
 def owner(word: str) -> str:
@@ -302,7 +318,8 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
 def asks_ages(asked: FrozenSet[str]) -> bool:
     """The question asks an age only, the user's or another's ("how old is rufus",
     "how old am i", not "how old are my sister and i"): something a number tells."""
-    return bool(asked) and all(a == AGE or a.endswith("." + AGE) for a in asked)
+    ages = asked - {SOMEONE}
+    return bool(ages) and all(a == AGE or a.endswith("." + AGE) for a in ages)
 
 
 def _named(said: str, folder: str):
@@ -327,7 +344,7 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
     subjects = _asked_subjects(asked)
     if not subjects:  # the user's own: a fact of theirs of an unrelated slot is no answer ("pet": an allergy)
         if slot.startswith("family."):  # a relative's of what is asked is theirs ("what's my job": "my wife is a vet")
-            return False if topic or slot.split(".")[-1] in asked else None
+            return False if topic or (slot.split(".")[-1] in asked and SOMEONE not in asked) else None
         return None if slot.startswith("pet") or any(related(slot, a, topic) for a in asked) else False
     if SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
