@@ -635,11 +635,14 @@ def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
 
 @pytest.mark.parametrize("lang,relative,asked", [
     ("de-de", "meine frau anke ist tierärztin", "was ist mein beruf"),
+    # nor what a relative does of another kind
+    ("en-us", "my husband dev teaches chemistry at the community college", "what did i major in"),
     ("es-es", "mi pareja lola trabaja en una farmacia del centro", "cuál es mi trabajo"),
     ("en-us", "my husband dev works as a paramedic", "what do i do for work"),
 ])
 def test_the_users_own_is_not_what_a_relative_does(make_engine, lang, relative, asked):
-    """"What's my job", the user's never told: their wife's ("my wife is a vet") is no answer."""
+    """"What's my job", the user's never told: their wife's ("my wife is a vet") is no answer,
+    nor what their husband teaches to "what did i major in"."""
     engine, sc = told(make_engine, lang, relative, *ELSEWHERE[lang][1:])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert not found, [(m.content, m.score) for m in found]

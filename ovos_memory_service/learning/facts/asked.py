@@ -343,8 +343,8 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
         return True
     subjects = _asked_subjects(asked)
     if not subjects:  # the user's own: a fact of theirs of an unrelated slot is no answer ("pet": an allergy)
-        if slot.startswith("family."):  # a relative's of what is asked is theirs ("what's my job": "my wife is a vet")
-            return False if topic or (slot.split(".")[-1] in asked and SOMEONE not in asked) else None
+        if slot.startswith("family."):  # a relative's is theirs ("what's my job": "my wife is a vet"), unless
+            return None if SOMEONE in asked and not topic else False  # the question may be about them
         return None if slot.startswith("pet") or any(related(slot, a, topic) for a in asked) else False
     if SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
