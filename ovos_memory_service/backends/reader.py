@@ -10,9 +10,9 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, about_another, answers, asked_slots, asks_ages,
-                                                      asks_unheld, names_a_person, names_of, names_someone, of_another,
-                                                      owner, says_attribute, says_slot)
+from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
+                                                      asks_ages, asks_unheld, names_a_person, names_of, names_someone,
+                                                      of_another, owner, says_attribute, says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -267,7 +267,8 @@ class StoreReader:
         tells the breed its fact leaves out. What the user asked of the assistant is no
         answer to a question, nor a statement of theirs among ``unrelated`` (those a
         question names a topic of and they say nothing of: ``_off_topic``)."""
-        asked = asked_slots(query, lang, _names(words, items, lang))
+        names = _names(words, items, lang)
+        asked = asked_slots(query, lang, names)
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
         theirs = [item for item in items if item.kind == "turn" and item.role == "user"]
@@ -295,7 +296,14 @@ class StoreReader:
         turns, elsewhere = {}, set()
         ages = asks_ages(asked)  # told in a number: "unser kater felix jagt gern mäuse" tells no age of felix
         if ages:
-            turns = {item.id: False for item in theirs if item.id not in told and not says_attribute(item.content, AGE, lang)}
+            turns = {item.id: False for item in theirs
+                     if item.id not in told and not says_attribute(item.content, AGE, lang)}
+        # someone asked by the name the user gave them ("how old is trueno") is not what a statement
+        # that names neither them nor what they are tells of ("llevo tres años con lucía")
+        named = {w for w, _ in names if w in {owner(q) for q in words}}
+        if named and SELF not in asked:
+            turns.update({item.id: False for item in theirs if item.id not in told
+                          and not tells_of(item.content, asked, named, lang)})
         for turn, content in ((item.id, item.content) for item in items if item.id in told):
             said = told[turn]
             flags = [found[i] for i in said]

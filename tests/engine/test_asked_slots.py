@@ -648,6 +648,18 @@ def test_the_users_own_is_not_what_a_relative_does(make_engine, lang, relative, 
     assert not found, [(m.content, m.score) for m in found]
 
 
+@pytest.mark.parametrize("lang,named,other,asked", [
+    ("pt-pt", "temos uma cadela chamada pipoca", "trabalho lá há doze anos", "quantos anos tem a pipoca"),
+    ("es-es", "tenemos un galgo que se llama rayo", "llevo cuatro años con marta", "cuántos años tiene rayo"),
+])
+def test_someone_asked_by_name_is_not_told_of_by_a_statement_that_names_neither(make_engine, lang, named, other,
+                                                                                 asked):
+    """"Cuántos años tiene rayo": "cuatro años" is said, but of a partner, not of the greyhound."""
+    engine, sc = told(make_engine, lang, named, other, *ELSEWHERE[lang][1:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
+
+
 @pytest.mark.parametrize("lang,said,asked", [
     ("de-de", "meine schwester jana ist zwölf", "wie alt ist die kleine"),
     ("es-es", "mi hija lucía tiene quince años", "cuántos años tiene la mayor"),

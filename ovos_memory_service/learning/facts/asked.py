@@ -322,6 +322,18 @@ def asks_ages(asked: FrozenSet[str]) -> bool:
     return bool(ages) and all(a == AGE or a.endswith("." + AGE) for a in ages)
 
 
+def tells_of(text: str, asked: FrozenSet[str], names: Iterable[str], lang: str) -> bool:
+    """``text`` names someone the question asks about: by a name it asks (``names``,
+    "felix"), or by their word ("my sister" of ``family.sister``, "o cão" of ``pet.dog``)."""
+    folder = match_lang(lang)
+    said = text.lower()
+    if set(names) & set(WORD.findall(said)):
+        return True
+    subjects = _asked_subjects(asked)
+    return bool(folder) and any(s == p or s.startswith(p + ".") or p.startswith(s + ".")
+                                for s in subjects for p in _named(said, folder)[1])
+
+
 def _named(said: str, folder: str):
     """The subject words a lowercase text names ("my sister", "Oma": ``_subjects``' matches)
     and the beginnings of their slots (``family.sister``)."""
