@@ -204,6 +204,8 @@ def test_what_was_said_about_someone_answers_a_question_about_them(make_engine, 
     ("de-de", "welchen sport mache ich", "hobby"),
     ("en-us", "when is my birthday", "age"),                  # "I'll be sixty-four on June second"
     ("es-es", "cuál es mi plato preferido", "likes"),          # a dish ("plato") is no plan ("plan")
+    ("en-us", "what do i do for fun", "likes"),                # "lately i've been really into bouldering"
+    ("de-de", "welches essen meide ich", "intolerance"),       # "milchprodukte vertrag ich nicht"
 ])
 def test_a_fact_of_a_slot_that_may_tell_the_one_asked_is_not_set_aside(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not False
@@ -628,6 +630,10 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     ("en-us", "what does my spouse do", "family.spouse.*.occupation"),
     ("en-us", "where is my significant other from", "family.partner.*.origin"),
     ("es-es", "cuántos años tiene la yaya", "family.grandmother.*.age"),
+    ("en-us", "what foods upset my stomach", "intolerance"),
+    ("de-de", "welches implantat hab ich", "health.aid"),
+    ("en-us", "what am i going to school for", "studies"),
+    ("pt-pt", "onde vive o meu primogénito", "family.son.*.residence"),
 ])
 def test_everyday_words_of_a_question_ask_for_their_slot(lang, question, slot):
     assert slot in asked_slots(question, lang)

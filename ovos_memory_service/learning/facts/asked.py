@@ -68,9 +68,9 @@ MAY_ANSWER = {
     "transport": {"vehicle", "residence", "employer"}, "trip": {"plan"}, "plan": {"trip", "vehicle"},
     "health": {"allergy", "intolerance", "diet"}, "allergy": {"intolerance", "health", "diet"},
     "intolerance": {"allergy", "health", "diet"}, "diet": {"allergy", "intolerance", "health", "dislikes"},
-    "exercise": {"hobby", "team", "skill"}, "hobby": {"exercise", "skill", "team"}, "team": {"exercise"},
+    "exercise": {"hobby", "team", "skill"}, "hobby": {"exercise", "skill", "team", "likes"}, "team": {"exercise"},
     "skill": {"hobby", "exercise", "studies"}, "dislikes": {"diet"}, "birthday": {"age"}, "age": {"birthday"},
-    "food": {"likes", "dislikes", "diet"},
+    "food": {"likes", "dislikes", "diet", "intolerance", "allergy"},
 }
 # a topic named by one word takes more than a question about it asks: "school" takes what one
 # studies, though "where did I go to school" is not told by "I'm training to be a nurse"
