@@ -298,10 +298,12 @@ class StoreReader:
         if ages:
             turns = {item.id: False for item in theirs
                      if item.id not in told and not says_attribute(item.content, AGE, lang)}
-        # someone asked by the name the user gave them ("how old is trueno") is not what a statement
-        # that names neither them nor what they are tells of ("llevo tres años con lucía")
+        # what a slot holds of someone asked by the name the user gave them ("how old is trueno") is
+        # not told by a statement that names neither them nor what they are ("llevo tres años con
+        # lucía"); a name with words no slot holds of them ("the kiwi fruit", a parrot's name too)
+        # may not be theirs at all
         named = {w for w, _ in names if w in {owner(q) for q in words}}
-        if named and SELF not in asked:
+        if named and SELF not in asked and any(".*." in a and not asks_unheld({a}) for a in asked):
             turns.update({item.id: False for item in theirs if item.id not in told
                           and not tells_of(item.content, asked, named, lang)})
         for turn, content in ((item.id, item.content) for item in items if item.id in told):

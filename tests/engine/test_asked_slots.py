@@ -666,6 +666,16 @@ def test_someone_asked_by_name_is_not_told_of_by_a_statement_that_names_neither(
     assert not found, [(m.content, m.score) for m in found]
 
 
+def test_a_name_alone_asks_nothing_of_the_one_it_names(make_engine):
+    """"The mango fruit" names the parrot too, but asks nothing a slot holds of it: the shopping
+    comes first."""
+    engine, sc = told(make_engine, "en-us", "my parrot mango can whistle a tune now",
+                      "can you put mangoes and limes on my shopping list")
+    scores = {m.content: m.score for m in engine.recall(sc, "the mango fruit", 5, 0.0)}
+    shopping, parrot = "can you put mangoes and limes on my shopping list", "my parrot mango can whistle a tune now"
+    assert scores[shopping] > scores[parrot], scores
+
+
 @pytest.mark.parametrize("lang,said,asked", [
     ("de-de", "meine schwester jana ist zwölf", "wie alt ist die kleine"),
     ("es-es", "mi hija lucía tiene quince años", "cuántos años tiene la mayor"),

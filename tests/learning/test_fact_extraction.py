@@ -532,6 +532,7 @@ EVERYDAY = {
         ("nächsten sommer wollen wir nach schweden", "trip", "Schweden", "Reist nach Schweden"),
         ("im sommer fahren wir nach schottland zum wandern", "trip", "Schottland zum Wandern",
          "Reist nach Schottland zum Wandern"),
+        ("im winter fahren wir immer zum skifahren ins zillertal", "trip", "Zillertal", "Reist ins Zillertal"),
         ("Meine Mutter ist in Rostock bei ihrem neuen Mann.", "family.mother.residence", "Rostock",
          "Mutter wohnt in Rostock"),
         ("mein bruder ist unten in münchen", "family.brother.residence", "München", "Bruder wohnt in München"),
