@@ -356,6 +356,8 @@ def test_a_statement_said_in_other_words_than_its_fact_is_still_only_its_fact(ma
     # the fact's slot is the topic a word names, whatever words said it
     ("pt-pt", "dou aulas de matemática numa escola em braga", "trabalho"),
     ("es-es", "doy clases de inglés en una academia", "trabajo"),
+    # an exchange semester is a trip and studies alike
+    ("pt-pt", "para o ano vou de erasmus para praga", "estudos"),
 ])
 def test_forgetting_a_topic_takes_the_facts_of_its_slot(make_engine, lang, said, topic):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang][2:])

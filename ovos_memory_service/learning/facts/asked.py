@@ -63,7 +63,7 @@ PLACE, PLACES = "place", {"residence", "origin"}
 MAY_ANSWER = {
     "occupation": {"employer", "business", "studies", "plan", "transport"},
     "employer": {"occupation", "business", "transport"},
-    "business": {"occupation", "employer"}, "studies": {"plan"},
+    "business": {"occupation", "employer"}, "studies": {"plan", "trip"},  # "vou de erasmus para bolonha"
     "residence": {"origin", "household", "plan"}, "origin": {"residence"}, "household": {"residence"},
     "transport": {"vehicle", "residence", "employer"}, "trip": {"plan"}, "plan": {"trip", "vehicle"},
     "health": {"allergy", "intolerance", "diet"}, "allergy": {"intolerance", "health", "diet"},
