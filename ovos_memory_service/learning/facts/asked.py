@@ -317,7 +317,7 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
 
 def asks_ages(asked: FrozenSet[str]) -> bool:
     """The question asks an age only, the user's or another's ("how old is rufus",
-    "how old am i", not "how old are my sister and i"): something a number tells."""
+    "how old am i"): something a number tells."""
     ages = asked - {SOMEONE}
     return bool(ages) and all(a == AGE or a.endswith("." + AGE) for a in ages)
 

@@ -611,8 +611,9 @@ def _carried(subject: str, clause: str, lang: Language) -> List[str]:
         return []
     first, _, rest = clause.partition(" ")
     pronouns = dict((w.strip(), said.strip()) for w, _, said in (line.partition(">") for line in lang.lists["carried"]))
-    said = pronouns.get(first.lower())
-    return [" ".join((subject, said or "", rest) if said is not None else (subject, clause)).replace("  ", " ")]
+    if first.lower() in pronouns:
+        clause = f"{pronouns[first.lower()]} {rest}".strip()
+    return [f"{subject} {clause}"]
 
 
 def _reading_fact(reading: str, clause: str, lang: Language) -> Optional[ExtractedFact]:
