@@ -68,9 +68,9 @@ MAY_ANSWER = {
     "transport": {"vehicle", "residence", "employer"}, "trip": {"plan"}, "plan": {"trip", "vehicle"},
     "health": {"allergy", "intolerance", "diet"}, "allergy": {"intolerance", "health", "diet"},
     "intolerance": {"allergy", "health", "diet"}, "diet": {"allergy", "intolerance", "health", "dislikes"},
-    "exercise": {"hobby", "team", "skill"}, "hobby": {"exercise", "skill", "team", "likes"}, "team": {"exercise"},
+    "exercise": {"hobby", "team", "skill"}, "hobby": {"exercise", "skill", "team"}, "team": {"exercise"},
     "skill": {"hobby", "exercise", "studies"}, "dislikes": {"diet"}, "birthday": {"age"}, "age": {"birthday"},
-    "food": {"likes", "dislikes", "diet", "intolerance", "allergy"},
+    "food": {"likes", "dislikes", "diet"},
 }
 # a topic named by one word takes more than a question about it asks: "school" takes what one
 # studies, though "where did I go to school" is not told by "I'm training to be a nurse"
@@ -316,10 +316,9 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
 
 
 def asks_ages(asked: FrozenSet[str]) -> bool:
-    """The question asks an age only, the user's or another's ("how old is rufus",
-    "how old am i"): something a number tells."""
-    ages = asked - {SOMEONE}
-    return bool(ages) and all(a == AGE or a.endswith("." + AGE) for a in ages)
+    """The question asks an age only, the user's or another's the lists know ("how old
+    is rufus", "how old am i", not "quantos anos tem o rui"): something a number tells."""
+    return bool(asked) and all(a == AGE or a.endswith("." + AGE) for a in asked)
 
 
 def tells_of(text: str, asked: FrozenSet[str], names: Iterable[str], lang: str) -> bool:
