@@ -302,7 +302,8 @@ class StoreReader:
         # not told by a statement that names neither them nor what they are ("llevo tres años con
         # lucía"); a name with words no slot holds of them ("the kiwi fruit", a parrot's name too)
         # may not be theirs at all
-        named = {w for w, _ in names if w in {owner(q) for q in words}}
+        owners = {owner(w) for w in words}
+        named = {w for w, _ in names if w in owners}
         if named and SELF not in asked and any(".*." in a and not asks_unheld({a}) for a in asked):
             turns.update({item.id: False for item in theirs if item.id not in told
                           and not tells_of(item.content, asked, named, lang)})

@@ -217,14 +217,9 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
 def _unknown_after_family(words: List[str], folder: str) -> bool:
     """A word after one that names a relative ("my", "die", "la") asks for no slot and
     is no stop word: someone the lists do not know ("my significant other")."""
-    family, stops = _family_words(folder), stop_words(folder)
+    family, stops = _marked_words(folder, ("family",)), stop_words(folder)
     return any(word in family and following not in stops and not _word_slots(owner(following), folder)
                for word, following in zip(words, words[1:]))
-
-
-@lru_cache(maxsize=16)
-def _family_words(folder: str) -> FrozenSet[str]:
-    return frozenset(w for w, slots in _asked(folder).items() if "family" in slots)
 
 
 def owner(word: str) -> str:
@@ -254,13 +249,14 @@ def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
     first = pattern.match(said) if pattern else None
     person = first and any(p.startswith("family.") for p in _named(first.group(0), folder)[1])
     return bool(person) and not (together and together.search(said)) \
-        and not _own_words(folder) & set(WORD.findall(said))
+        and not _marked_words(folder, (SELF, US)) & set(WORD.findall(said))
 
 
-@lru_cache(maxsize=16)
-def _own_words(folder: str) -> FrozenSet[str]:
-    """asked.list's words for the user ("i", "we"): its ``self`` and ``us`` lines."""
-    return frozenset(w for w, slots in _asked(folder).items() if SELF in slots or US in slots)
+@lru_cache(maxsize=64)
+def _marked_words(folder: str, marks: Tuple[str, ...]) -> FrozenSet[str]:
+    """asked.list's words of the lines ``marks`` head: ``self`` and ``us`` for the user
+    ("i", "we"), ``family`` for the words before a relative ("my", "die")."""
+    return frozenset(w for w, slots in _asked(folder).items() if set(marks) & set(slots))
 
 
 def names_a_person(text: str, lang: str) -> bool:

@@ -121,6 +121,7 @@ class Language:
     relative: Optional[re.Pattern] = None           # a word that opens a relative clause in a value
     spoken: Dict[str, str] = field(default_factory=dict)  # a spoken form -> as patterns write it
     spoken_regex: Optional[re.Pattern] = None       # the spoken forms, as words
+    carried: Dict[str, str] = field(default_factory=dict)  # a pronoun for a relative named before -> what it says
     inverted: Optional[re.Pattern] = None           # a verb-second clause: what comes first, the verb, the subject
     function_words: frozenset = frozenset()         # articles, particles, the language's stop words
     article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
@@ -324,10 +325,11 @@ def load_language(folder: str) -> Optional[Language]:
     articles = frozenset(lists["articles"] + lists["definite"] + lists["indefinite"])
     function = articles | frozenset(lists["particles"]) | stop_words(folder)
     spoken = dict((w.strip() for w in line.split(">", 1)) for line in lists["spoken"])
+    carried = {w.strip(): said.strip() for w, _, said in (line.partition(">") for line in lists["carried"])}
     lang = Language(code=folder, boundary=boundary, lists=lists, rules=[], maps={},
                     trailing=[_trailing_regex(t, boundary) for t in lists["trailing"]],
                     relative=_word_list_regex(lists["relative"], False),
-                    spoken=spoken, spoken_regex=_word_list_regex(list(spoken), False),
+                    spoken=spoken, spoken_regex=_word_list_regex(list(spoken), False), carried=carried,
                     inverted=re.compile(r"((?:[^\W\d_][\w'-]*\s+){1,5}?)([^\W\d_][\w'-]*)\s+(%s)\s+(?=\w)"
                                         % _words_regex(lists["inverted"]), re.IGNORECASE) if lists["inverted"] else None,
                     function_words=function, article_words=articles,
@@ -610,9 +612,8 @@ def _carried(subject: str, clause: str, lang: Language) -> List[str]:
     if not subject:
         return []
     first, _, rest = clause.partition(" ")
-    pronouns = dict((w.strip(), said.strip()) for w, _, said in (line.partition(">") for line in lang.lists["carried"]))
-    if first.lower() in pronouns:
-        clause = f"{pronouns[first.lower()]} {rest}".strip()
+    if first.lower() in lang.carried:
+        clause = f"{lang.carried[first.lower()]} {rest}".strip()
     return [f"{subject} {clause}"]
 
 
