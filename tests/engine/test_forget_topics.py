@@ -193,6 +193,29 @@ def test_ones_own_topic_does_not_take_what_a_relative_does(make_engine, lang, th
         assert together[0] in listed
 
 
+@pytest.mark.parametrize("lang,theirs,mine,topic,family", [
+    ("en-us", "tom, my brother, works at the mill", "i'm a plumber in dayton", "work", "family"),
+    ("pt-pt", "O Rui, o meu marido, é motorista dos TUB.", "sou farmacêutica numa farmácia", "trabalho", "família"),
+    ("pt-pt", "o meu irmão passa os dias fechado no escritório", "sou farmacêutica numa farmácia", "trabalho",
+     "família"),
+    ("es-es", "Lucía, mi mujer, trabaja en un banco", "soy fontanero en teruel", "trabajo", "familia"),
+    ("de-de", "Jürgen, mein Mann, arbeitet bei der Post.", "ich bin klempner in kassel", "arbeit", "familie"),
+])
+def test_a_relative_named_first_by_name_or_with_an_article_is_not_ones_own(make_engine, lang, theirs, mine,
+                                                                           topic, family):
+    """"O Rui, o meu marido, é motorista" and "o meu irmão..." (Portuguese puts an article
+    before "my") are about the relative as much as "my brother tom works at the mill":
+    forgetting one's own work leaves them, the family takes them."""
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    other = exchange(engine, sc, theirs, "Ok.")["ids"]
+    own = exchange(engine, sc, mine, "Ok.")["ids"]
+    engine.wait_idle()
+    listed = taken(engine, sc, topic)
+    assert own[0] in listed and not set(listed) & set(other), listed
+    assert other[0] in taken(engine, sc, family)
+
+
 @pytest.mark.parametrize("lang,said,topic", [
     ("es-es", "mi novio se viene a vivir conmigo en enero", "pareja"),  # the topic is the partner
     ("en-us", "my dog rex loves the beach", "pets"),  # an animal is no person
