@@ -109,16 +109,19 @@ def misread(text: str, terms: Sequence[str]) -> bool:
     """The search folds accents away (speech-to-text often drops them), so it finds
     ``terms`` in ``text`` through a word that only differs from one of them by an
     accent ("carné", a licence, for "carne", meat). True when that is the only way
-    ``text`` has any of them; a word written without accents still matches."""
+    ``text`` has any of them. A word written without accents still matches when the
+    whole text has none (speech-to-text that drops them), not when it writes them
+    elsewhere: "me hace caso a mí" is not "se casó"."""
     if text.isascii():
         return False
     bare_terms = [(_letters(t)[0], t) for t in terms]
+    tokens = [(token, *_letters(token)) for token in set(TOKEN.findall(text.lower()))]
+    writes_accents = any(accented for _, _, accented in tokens)
     misread_one = False
-    for token in set(TOKEN.findall(text.lower())):
-        bare, accented = _letters(token)
+    for token, bare, accented in tokens:
         for bare_term, term in bare_terms:
             if _same_stem(bare, bare_term):
-                if not accented or _same_stem(token, term):
+                if _same_stem(token, term) or not (accented or writes_accents):
                     return False
                 misread_one = True
     return misread_one

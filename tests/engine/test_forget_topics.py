@@ -31,6 +31,24 @@ def test_an_accent_tells_a_topics_word_from_another_word(make_engine):
     assert "me encanta la carne asada" not in left
 
 
+@pytest.mark.parametrize("lang,said,topic,of_topic", [
+    ("es-es", "mi gata solo me hace caso a mí", "familia", "mi hermana se casó en mayo"),  # "casó": married
+    ("pt-pt", "o avo da cana de pesca partiu-se há uns dias, já comprei outro", "família",  # "avó"
+     "a minha avó faz anos em maio"),
+])
+def test_a_word_without_its_accent_in_a_text_that_writes_accents_is_another_word(make_engine, lang, said, topic,
+                                                                                   of_topic):
+    """"hace caso" is not "se casó", nor "o avo da cana" (the handle) "a avó": a text that
+    writes its accents elsewhere ("mí", "já") writes this word without one because it has none."""
+    engine = make_engine(lang=lang)
+    sc = scope(lang=lang)
+    ids = exchange(engine, sc, said, "Vale.")["ids"]
+    belongs = exchange(engine, sc, of_topic, "Vale.")["ids"]
+    engine.wait_idle()
+    listed = taken(engine, sc, topic)
+    assert belongs[0] in listed and not set(listed) & set(ids), listed
+
+
 def test_a_request_is_not_what_was_told_about_a_topic(make_engine):
     """"forget what I told you about my family" takes what was said about the family;
     "tell me a dad joke" asked for a joke and told nothing, so it stays (a word of the
