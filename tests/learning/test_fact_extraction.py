@@ -1880,3 +1880,26 @@ def test_what_people_tell_in_everyday_words(lang, text, slot, value):
 ])
 def test_what_such_words_do_not_tell(lang, text, slot):
     assert not [f for f in extract_facts(text, lang) if f.slot.endswith(slot)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a relative and their name set apart by commas, either first
+    ("pt-pt", "A minha irmã mais velha, a Inês, é enfermeira em Londres.", "family.sister.inês.occupation",
+     "enfermeira"),
+    ("pt-pt", "O Rui, o meu marido, é motorista dos TUB.", "family.husband.rui.occupation", "motorista dos TUB"),
+    ("es-es", "Mora, mi gata, es negra y solo me hace caso a mí.", "pet.cat.name", "Mora"),
+    ("es-es", "Lucía, mi mujer, trabaja en un banco", "family.wife.lucía.employer", "banco"),
+    ("de-de", "Jürgen, mein Mann, arbeitet bei der Post.", "family.husband.jürgen.employer", "Post"),
+    ("en-us", "tom, my brother, works at the mill", "family.brother.tom.employer", "mill"),
+    ("en-us", "my brother, tom, works at the mill", "family.brother.tom.employer", "mill"),
+])
+def test_a_relative_and_their_name_set_apart_by_commas(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "well, my brother, he never calls"),
+    ("es-es", "bueno, mi hermano, ya sabes cómo es"),
+])
+def test_a_word_before_a_relative_set_apart_is_no_name(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.startswith("family.") and f.slot.count(".") > 2]

@@ -56,7 +56,7 @@ from typing import Dict, List, Optional
 
 from ovos_number_parser import extract_number
 
-from ovos_memory_service.common.resources import locale_dir, match_lang, read_list, stop_words
+from ovos_memory_service.common.resources import locale_dir, match_lang, read_list, read_pairs, stop_words
 
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
@@ -126,6 +126,7 @@ class Language:
     function_words: frozenset = frozenset()         # articles, particles, the language's stop words
     article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
     nonnames: frozenset = frozenset()               # words that are never a person's name
+    set_apart: tuple = ()                           # a relative and their name between commas (``_set_apart``)
 
 
 class WordMap(dict):
@@ -335,8 +336,10 @@ def load_language(folder: str) -> Optional[Language]:
                     function_words=function, article_words=articles,
                     nonnames=function | frozenset(lists["nonnames"] + lists["fillers"] + lists["boundaries"]
                                                   + lists["questions"] + lists["reject"]))
+    relatives = set()
     for path in sorted(base.glob("*.facts")):
         rules, maps = parse_facts(path, path.stem, boundary)
+        relatives.update(w for name in RELATIVE_MAPS for w in maps.get(name, {}))
         for rule in rules:
             for source, negated, number in rule.patterns:
                 try:
@@ -347,7 +350,37 @@ def load_language(folder: str) -> Optional[Language]:
         lang.rules += rules
         lang.nonnames |= {w for table in maps.values() for words in table for w in words.split()}
     lang.compiled.sort(key=lambda c: -c[0])
+    lang.set_apart = _set_apart(base, relatives, articles)
     return lang
+
+
+# the maps that name a relative or an animal ("my sister", "o gato")
+RELATIVE_MAPS = ("relation", "kin", "kins", "person", "animal")
+
+
+def _set_apart(base: Path, relatives: set, articles: frozenset) -> tuple:
+    """Two regexes of a sentence that starts with a relative and their name set apart by
+    commas, either first ("my brother, tom, ...", "O Rui, o meu marido, ..."): the
+    relative's words after those of asked.list's ``family`` line ("my", "o meu"), and
+    the name (its group "name"), after an article or not ("a Inês")."""
+    path = base / "asked.list"
+    before = [w for slots, words in (read_pairs(path) if path.exists() else []) if "family" in slots for w in words]
+    if not before or not relatives:
+        return ()
+    kin = r"(?P<kin>(?:(?:%s)\s+){1,2}(?:%s))" % (_words_regex(before), _words_regex(relatives))
+    name = r"(?:(?:%s)\s+)?(?P<name>[^\W\d_][\w'-]*)" % (_words_regex(articles) or "(?!)")
+    return tuple(re.compile(r"%s\s*,\s*%s\s*,\s*" % pair, re.IGNORECASE) for pair in ((kin, name), (name, kin)))
+
+
+def _joined(sentence: str, lang: Language) -> str:
+    """``sentence`` with a relative and their name set apart at its start said as the
+    patterns say them ("my brother tom works at the mill"); a word that is never a
+    name ("well, my brother, ...") is left as it was."""
+    for regex in lang.set_apart:
+        found = regex.match(sentence)
+        if found and found.group("name").lower() not in lang.nonnames:
+            return f"{found.group('kin')} {found.group('name')} {sentence[found.end():]}"
+    return sentence
 
 
 def _word_list_regex(words, anchored: bool):
@@ -652,6 +685,7 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     boundary = re.compile(language.boundary, re.IGNORECASE)
     facts, seen = [], set()
     for sentence, question in _sentences(_written_out(text, language)):
+        sentence = _joined(sentence, language)
         starts = _clause_starts(sentence, boundary, filler_run)
         if (question or (questions and questions.match(sentence, starts[0]))
                 or (anywhere and anywhere.search(sentence))
