@@ -707,3 +707,13 @@ def test_an_age_said_by_a_number_alone_answers_the_age(make_engine, lang, said, 
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert said in [m.content for m in found], [(m.content, m.score) for m in engine.recall(sc, asked, 5, 0.0)]
+
+
+def test_who_lives_with_the_user_besides_a_relative_is_asked_without_error(make_engine):
+    """"who do i live with besides my wife" asks a household of the wife's and of the
+    user's: it once asked "family.wife.*.family.*.household", which no slot can be, and
+    recall failed on the first fact it compared."""
+    engine, sc = told(make_engine, "en-us", "my mother lives with us", "i'm a welder at the shipyard")
+    assert "family.wife.*.household" in asked_slots("who do i live with besides my wife", "en-us")
+    found = engine.recall(sc, "who do i live with besides my wife", 5, 0.0)
+    assert found[0].content.lower().startswith("my mother lives with us") or found[0].slot == "family.mother.household"

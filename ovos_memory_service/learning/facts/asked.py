@@ -210,7 +210,8 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     held = {w for m in named for w in WORD.findall(m.group(0))} | {w for w, _ in by_name}
     other = [w for w in keywords(said, lang) if w not in held and not _word_slots(w, folder)]
     # what the rules never learn of a relative ("what car does my sister drive") is unheld too
-    attributes = {s for s in slots if s.split(".")[-1] in _of_others(folder)}
+    # (a slot asked of anyone's, "family.*.household", is asked of theirs: "family.wife.*.household")
+    attributes = {s.split(".*.")[-1] for s in slots if s.split(".")[-1] in _of_others(folder)}
     attributes = attributes or ({UNHELD} if slots or set(other) & topical(lang) else set())
     if not attributes and not named and EVERYTHING not in asked:
         return frozenset(slots)  # a name alone ("der kleine max"): a name may be more than one person's
