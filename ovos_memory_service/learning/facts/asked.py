@@ -359,8 +359,6 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
         if slot.startswith("family."):  # a relative's is theirs ("what's my job": "my wife is a vet"), unless
             return None if SOMEONE in asked and not topic else False  # the question may be about them
         return None if slot.startswith("pet") or any(related(slot, a, topic) for a in asked) else False
-    if SELF in asked and slot.startswith("family.") and not any(_of_subject(slot, s) for s in subjects):
-        return False  # "do i have kids" says the user too, yet a mother living with them is no answer
     if SELF in asked or slot == "pet":  # "pet": an animal told by its kind, not its slot
         return None
     if asks_unheld(asked) or of_another(slot, asked):
