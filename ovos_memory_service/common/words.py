@@ -89,6 +89,7 @@ class Forms:
         return sorted(found, key=self._place.__getitem__)
 
 
+WRITTEN_ACCENTS = {"\u0301", "\u0300", "\u0302"}  # acute, grave, circumflex: a text that has them writes accents
 DIAERESIS = "\u0308"  # German plurals and verbs take an umlaut ("Mutter", "Mütter"): it tells no words apart
 
 
@@ -110,18 +111,21 @@ def misread(text: str, terms: Sequence[str]) -> bool:
     ``terms`` in ``text`` through a word that only differs from one of them by an
     accent ("carné", a licence, for "carne", meat). True when that is the only way
     ``text`` has any of them. A word written without accents still matches when the
-    whole text has none (speech-to-text that drops them), not when it writes them
-    elsewhere: "me hace caso a mí" is not "se casó"."""
+    text writes no other word with an acute, grave or circumflex accent (speech-to-text
+    that drops them; a name's, "Málaga", or a tilde or cedilla tell nothing of that),
+    not when it does: "me hace caso a mí" is not "se casó"."""
     if text.isascii():
         return False
     bare_terms = [(_letters(t)[0], t) for t in terms]
-    tokens = [(token, *_letters(token)) for token in set(TOKEN.findall(text.lower()))]
-    writes_accents = any(accented for _, _, accented in tokens)
+    written = set(TOKEN.findall(text))
+    writes_accents = any(WRITTEN_ACCENTS & set(unicodedata.normalize("NFD", token))
+                         for token in written if not token[:1].isupper())
     misread_one = False
-    for token, bare, accented in tokens:
+    for token in {token.lower() for token in written}:
+        bare = _letters(token)[0]
         for bare_term, term in bare_terms:
             if _same_stem(bare, bare_term):
-                if _same_stem(token, term) or not (accented or writes_accents):
+                if _same_stem(token, term) or not writes_accents:
                     return False
                 misread_one = True
     return misread_one

@@ -3,7 +3,7 @@ form of, finds exactly what comparing it with every word (``another_form``) find
 import pytest
 
 from ovos_memory_service.common.resources import locale_dir, read_pairs
-from ovos_memory_service.common.words import Forms, another_form, keywords
+from ovos_memory_service.common.words import Forms, another_form, keywords, misread
 
 LANGS = ["en-us", "pt-pt", "es-es", "de-de"]
 
@@ -42,3 +42,13 @@ def test_a_word_is_a_form_of_listed_words_only():
     assert forms.of("workout") == []
     assert forms.of("viven") == ["vive"]
     assert forms.of("car") == []
+
+
+@pytest.mark.parametrize("text,term,other_word", [
+    ("mi gata solo me hace caso a mí", "casó", True),   # written with accents: "caso" is "caso"
+    ("mi hermano se caso en mayo", "casó", False),      # written without any: speech-to-text dropped them
+    ("a minha avo faz anos em março", "avó", False),    # a cedilla or a tilde is no sign of written accents
+    ("me gusta la musica de Málaga", "música", False),  # nor is a name's
+])
+def test_a_word_without_its_accent_is_another_word_only_where_accents_are_written(text, term, other_word):
+    assert misread(text, [term]) is other_word
