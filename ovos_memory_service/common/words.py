@@ -89,15 +89,14 @@ class Forms:
         return sorted(found, key=self._place.__getitem__)
 
 
-WRITTEN_ACCENTS = {"\u0301", "\u0300", "\u0302"}  # acute, grave, circumflex: a text that has them writes accents
-DIAERESIS = "\u0308"  # German plurals and verbs take an umlaut ("Mutter", "Mütter"): it tells no words apart
+# acute, grave, circumflex: a text that has them writes accents (an umlaut, a tilde, a cedilla
+# tell nothing of that: German writes "Mütter" whatever drops accents)
+WRITTEN_ACCENTS = {"\u0301", "\u0300", "\u0302"}
 
 
-def _letters(word: str) -> Tuple[str, bool]:
-    """``word`` without its accents, and whether it had one that tells words apart."""
-    parts = unicodedata.normalize("NFD", word)
-    bare = "".join(c for c in parts if not unicodedata.combining(c))
-    return bare, any(unicodedata.combining(c) and c != DIAERESIS for c in parts)
+def _bare(word: str) -> str:
+    """``word`` without its accents."""
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
 def _same_stem(a: str, b: str) -> bool:
@@ -116,13 +115,13 @@ def misread(text: str, terms: Sequence[str]) -> bool:
     not when it does: "me hace caso a mí" is not "se casó"."""
     if text.isascii():
         return False
-    bare_terms = [(_letters(t)[0], t) for t in terms]
+    bare_terms = [(_bare(t), t) for t in terms]
     written = set(TOKEN.findall(text))
     writes_accents = any(WRITTEN_ACCENTS & set(unicodedata.normalize("NFD", token))
                          for token in written if not token[:1].isupper())
     misread_one = False
     for token in {token.lower() for token in written}:
-        bare = _letters(token)[0]
+        bare = _bare(token)
         for bare_term, term in bare_terms:
             if _same_stem(bare, bare_term):
                 if _same_stem(token, term) or not writes_accents:
