@@ -5,7 +5,7 @@ slot it asks for (locale/<lang>/facts/asked.list; a relative by the words of
 family.facts)."""
 import pytest
 
-from ovos_memory_service.learning.facts.asked import answers, asked_slots, names_of
+from ovos_memory_service.learning.facts.asked import about_another, answers, asked_slots, names_of
 from tests.helpers import exchange, scope
 
 
@@ -709,3 +709,15 @@ def test_who_lives_with_the_user_besides_a_relative_is_asked_without_error(make_
     assert "family.wife.*.household" in asked_slots("who do i live with besides my wife", "en-us")
     found = engine.recall(sc, "who do i live with besides my wife", 5, 0.0)
     assert found[0].content.lower().startswith("my mother lives with us") or found[0].slot == "family.mother.household"
+
+
+@pytest.mark.parametrize("lang,said,topic", [
+    # the user, or a time, before a relative and a comma: the user's own, not the relative's
+    ("en-us", "me, my wife and the kids go fishing every weekend", "fishing"),
+    ("en-us", "every weekend, my son and me go fishing at the lake", "fishing"),
+    ("pt-pt", "ao domingo, o meu filho vai comigo à pesca", "pesca"),
+    # "da minha mãe herdei": from my mother, not about her
+    ("pt-pt", "da minha mãe herdei o gosto pela cozinha", "cozinha"),
+])
+def test_what_comes_before_a_relative_may_make_the_statement_the_users(lang, said, topic):
+    assert not about_another(said, asked_slots(topic, lang), lang)

@@ -1900,6 +1900,17 @@ def test_a_relative_and_their_name_set_apart_by_commas(lang, text, slot, value):
 @pytest.mark.parametrize("lang,text", [
     ("en-us", "well, my brother, he never calls"),
     ("es-es", "bueno, mi hermano, ya sabes cómo es"),
+    # an adverb, an interjection, what the relative is ("the nurse", "el pobre") is no name
+    ("pt-pt", "O meu pai, infelizmente, mora em Braga."),
+    ("es-es", "Mi hermano, sinceramente, trabaja en un banco."),
+    ("es-es", "Claro, mi madre, vive en Cádiz."),
+    ("pt-pt", "Pronto, o meu irmão, trabalha no banco."),
+    ("de-de", "Tja, meine Schwester, wohnt in Köln."),
+    ("en-us", "my son, meanwhile, lives in boston"),
+    ("en-us", "my sister, the nurse, lives in ohio"),
+    ("es-es", "Mi hermano, el pobre, trabaja de noche en una fábrica."),
+    ("de-de", "Meine Schwester, die Ärztin, wohnt in Köln."),
+    ("de-de", "Mein Bruder, zum Glück, wohnt jetzt in Ulm."),
 ])
 def test_a_word_before_a_relative_set_apart_is_no_name(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot.startswith("family.") and f.slot.count(".") > 2]

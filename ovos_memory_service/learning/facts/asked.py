@@ -24,11 +24,9 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words
 from ovos_memory_service.common.words import Forms, keywords, topical
-from ovos_memory_service.learning.facts.extract import is_number_word, load_language
+from ovos_memory_service.learning.facts.extract import after_a_name, is_number_word, load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
-# a name of one or two words and a comma at the start ("tom, my brother, ...", "a fátima, a minha mulher, ...")
-NAMED_FIRST = re.compile(r"^(?:[^\W\d_][\w'-]*\s+)?[^\W\d_][\w'-]*\s*,\s*")
 # the maps that name a subject: (rule family, map names, the slots' beginning)
 SUBJECTS = (("family", ("relation", "kin", "kins", "person"), "family"), ("pets", ("animal",), "pet"))
 # one person under other words ("my wife" may have been told as "tasha and i got married"), and a
@@ -135,10 +133,11 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]], O
     bare = sorted((w for w, slots in _asked(folder).items() if BARE in slots and w in prefixes), key=len, reverse=True)
     before_words = "|".join(map(re.escape, before))
     subject_words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
-    # one or two words before ("my sister", "o meu marido": Portuguese puts an article before "my")
-    pattern = r"(?<!\w)(?:(?:(?:%s)\s+){1,2}(%s)|(%s))(?!\w)" % (
-        before_words, subject_words, "|".join(map(re.escape, bare)) or "(?!)")
-    followed = r"(?<!\w)(?:(?:%s)\s+){1,2}(%s)\s+([^\W\d_][\w'-]*)" % (before_words, subject_words)
+    # an article before "my" or not ("o meu marido": Portuguese puts one), not "da minha mãe herdei"
+    before_words = r"(?:(?:%s)\s+)?(?:%s)" % ("|".join(map(re.escape, language.lists["articles"])) or "(?!)",
+                                             before_words)
+    pattern = r"(?<!\w)(?:%s\s+(%s)|(%s))(?!\w)" % (before_words, subject_words, "|".join(map(re.escape, bare)) or "(?!)")
+    followed = r"(?<!\w)%s\s+(%s)\s+([^\W\d_][\w'-]*)" % (before_words, subject_words)
     return re.compile(pattern), prefixes, re.compile(followed)
 
 
@@ -252,7 +251,7 @@ def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
         return False
     said, pattern, together = text.lower().strip(), _subjects(folder)[0], _together(folder)
     # the subject first, or named first and then said who they are ("O Rui, o meu marido, é...")
-    first = pattern and (pattern.match(said) or pattern.match(NAMED_FIRST.sub("", said, count=1)))
+    first = pattern and (pattern.match(said) or pattern.match(after_a_name(text.strip(), lang).lower()))
     person = first and any(p.startswith("family.") for p in _named(first.group(0), folder)[1])
     return bool(person) and not (together and together.search(said)) \
         and not _marked_words(folder, (SELF, US)) & set(WORD.findall(said))

@@ -52,11 +52,12 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ovos_number_parser import extract_number
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_list, read_pairs, stop_words
+from ovos_memory_service.common.words import topical
 
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
@@ -126,7 +127,8 @@ class Language:
     function_words: frozenset = frozenset()         # articles, particles, the language's stop words
     article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
     nonnames: frozenset = frozenset()               # words that are never a person's name
-    set_apart: tuple = ()                           # a relative and their name between commas (``_set_apart``)
+    nonname_endings: tuple = ()                     # endings of words that are never a name ("-mente")
+    set_apart: tuple = ()                           # a name and a comma first, a relative and their name (``_set_apart``)
 
 
 class WordMap(dict):
@@ -334,8 +336,10 @@ def load_language(folder: str) -> Optional[Language]:
                     inverted=re.compile(r"((?:[^\W\d_][\w'-]*\s+){1,5}?)([^\W\d_][\w'-]*)\s+(%s)\s+(?=\w)"
                                         % _words_regex(lists["inverted"]), re.IGNORECASE) if lists["inverted"] else None,
                     function_words=function, article_words=articles,
-                    nonnames=function | frozenset(lists["nonnames"] + lists["fillers"] + lists["boundaries"]
-                                                  + lists["questions"] + lists["reject"]))
+                    nonnames=function | frozenset([w for w in lists["nonnames"] if not w.startswith("-")]
+                                                  + lists["fillers"] + lists["boundaries"]
+                                                  + lists["questions"] + lists["reject"]),
+                    nonname_endings=tuple(w[1:] for w in lists["nonnames"] if w.startswith("-")))
     relatives = set()
     for path in sorted(base.glob("*.facts")):
         rules, maps = parse_facts(path, path.stem, boundary)
@@ -350,35 +354,58 @@ def load_language(folder: str) -> Optional[Language]:
         lang.rules += rules
         lang.nonnames |= {w for table in maps.values() for words in table for w in words.split()}
     lang.compiled.sort(key=lambda c: -c[0])
-    lang.set_apart = _set_apart(base, relatives, articles)
+    lang.set_apart = _set_apart(base, relatives, lists)
     return lang
 
 
 # the maps that name a relative or an animal ("my sister", "o gato")
 RELATIVE_MAPS = ("relation", "kin", "kins", "person", "animal")
+# a name and a comma at the start, an article before it or not ("a Inês,", "tom,")
+NAME_FIRST = r"(?:(?:%s)\s+)?(?P<name>[^\W\d_][\w'-]*)\s*,\s*"
 
 
-def _set_apart(base: Path, relatives: set, articles: frozenset) -> tuple:
-    """Two regexes of a sentence that starts with a relative and their name set apart by
-    commas, either first ("my brother, tom, ...", "O Rui, o meu marido, ..."): the
-    relative's words after those of asked.list's ``family`` line ("my", "o meu"), and
-    the name (its group "name"), after an article or not ("a Inês")."""
+def _set_apart(base: Path, relatives: set, lists: Dict[str, list]) -> Tuple[re.Pattern, ...]:
+    """Regexes of a sentence that starts with a name and a comma (``NAME_FIRST``), then
+    with a relative and their name set apart by commas, the name second ("my brother, tom,
+    ...") or first ("O Rui, o meu marido, ..."): the relative's words after one of
+    asked.list's ``family`` line ("my") and maybe an article before it ("o meu")."""
     path = base / "asked.list"
     before = [w for slots, words in (read_pairs(path) if path.exists() else []) if "family" in slots for w in words]
+    articles = _words_regex(lists["articles"]) or "(?!)"
+    name = NAME_FIRST % articles
     if not before or not relatives:
-        return ()
-    kin = r"(?P<kin>(?:(?:%s)\s+){1,2}(?:%s))" % (_words_regex(before), _words_regex(relatives))
-    name = r"(?:(?:%s)\s+)?(?P<name>[^\W\d_][\w'-]*)" % (_words_regex(articles) or "(?!)")
-    return tuple(re.compile(r"%s\s*,\s*%s\s*,\s*" % pair, re.IGNORECASE) for pair in ((kin, name), (name, kin)))
+        return (re.compile(name, re.IGNORECASE),)
+    kin = r"(?P<kin>(?:(?:%s)\s+)?(?:%s)\s+(?:%s))" % (articles, _words_regex(before), _words_regex(relatives))
+    return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (name, r"%s\s*,\s*%s" % (kin, name), name + kin + r"\s*,\s*"))
+
+
+def _a_name(found: re.Match, sentence: str, lang: Language) -> bool:
+    """The word ``found`` took for a name set apart is one: no word the lists know (an
+    interjection, "claro"; what the relative is, "the nurse"), no adverb ("infelizmente"),
+    and capitalised when the sentence's other words are ("Meine Schwester, die Ärztin")."""
+    word = found.group("name")
+    cased = any(c.isupper() for c in sentence[1:])
+    return bool(_person_name(word, lang)) and not word.lower().endswith(lang.nonname_endings) \
+        and word.lower() not in topical(lang.code) and (word[:1].isupper() or not cased)
+
+
+def after_a_name(text: str, lang: str) -> str:
+    """``text`` without a name and a comma it starts with ("Jürgen, mein Mann, ..."), as
+    the relative they are said to be comes next; as it was if it starts otherwise ("every
+    weekend, my son ...", "me, my wife and the kids ...")."""
+    folder = match_lang(lang)
+    language = load_language(folder) if folder else None
+    found = language and language.set_apart and language.set_apart[0].match(text)
+    return text[found.end():] if found and _a_name(found, text, language) else text
 
 
 def _joined(sentence: str, lang: Language) -> str:
     """``sentence`` with a relative and their name set apart at its start said as the
-    patterns say them ("my brother tom works at the mill"); a word that is never a
-    name ("well, my brother, ...") is left as it was."""
-    for regex in lang.set_apart:
+    patterns say them ("my brother tom works at the mill"); a word that is no name
+    ("well, my brother, ...", "my son, meanwhile, ...") is left as it was."""
+    for regex in lang.set_apart[1:]:
         found = regex.match(sentence)
-        if found and found.group("name").lower() not in lang.nonnames:
+        if found and _a_name(found, sentence, lang):
             return f"{found.group('kin')} {found.group('name')} {sentence[found.end():]}"
     return sentence
 
