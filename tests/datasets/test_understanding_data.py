@@ -1,4 +1,5 @@
-"""The understanding set (benchmarks/understanding/<lang>.json) is well formed.
+"""The understanding set (benchmarks/understanding/<lang>.json) and the sets written
+blind after it (benchmarks/understanding/blind/<set>/<lang>.json) are well formed.
 
 Data only: no engine, no process. What benchmarks/understanding.py relies on and
 the rules benchmarks/understanding/README.md states: per language at least 8
@@ -33,11 +34,15 @@ LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 FACTS, TOPICS, NEVER_SAID = 12, 6, 4
 MIN_SMALL_TALK, MAX_SMALL_TALK = 6, 10
 MIN_SCENARIOS = 8
+# sets written blind later (benchmarks/understanding/blind/README.md): test scenarios only, 3 a language
+BLIND = sorted(p for p in (DATA / "blind").iterdir() if p.is_dir())
+SETS = [(folder, lang) for folder in [DATA, *BLIND] for lang in LANGS]
+SET_IDS = [f"{folder.name}-{lang}" for folder, lang in SETS]
 FACT_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-def load(lang):
-    with open(DATA / f"{lang}.json", encoding="utf-8") as f:
+def load(lang, folder=DATA):
+    with open(folder / f"{lang}.json", encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -86,9 +91,9 @@ def test_stem_rule():
     assert shared_words("where do i live", "we live in Leeds", "en-us") == [("live", "live")]
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_schema(lang):
-    data = load(lang)
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_schema(folder, lang):
+    data = load(lang, folder)
     assert set(data) == {"lang", "scenarios"}
     assert data["lang"] == lang
     for scenario in data["scenarios"]:
@@ -113,12 +118,15 @@ def test_schema(lang):
         assert all(isinstance(n, str) and n.strip() == n and n for n in scenario["never_said"]), where
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_splits_and_counts(lang):
-    scenarios = load(lang)["scenarios"]
-    assert len(scenarios) >= MIN_SCENARIOS
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_splits_and_counts(folder, lang):
+    scenarios = load(lang, folder)["scenarios"]
     splits = [s["split"] for s in scenarios]
-    assert splits.count("dev") == splits.count("test"), "half dev, half test"
+    if folder == DATA:
+        assert len(scenarios) >= MIN_SCENARIOS
+        assert splits.count("dev") == splits.count("test"), "half dev, half test"
+    else:
+        assert len(scenarios) == 3 and set(splits) == {"test"}, "a blind set: 3 test scenarios"
     ids = [s["id"] for s in scenarios]
     assert len(ids) == len(set(ids))
     for scenario in scenarios:
@@ -132,11 +140,11 @@ def test_splits_and_counts(lang):
         assert len(scenario["never_said"]) == NEVER_SAID, where
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_facts_between_small_talk(lang):
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_facts_between_small_talk(folder, lang):
     """Facts are interleaved with small talk: the conversation neither opens with a
     run of facts nor keeps all the small talk at one end."""
-    for scenario in load(lang)["scenarios"]:
+    for scenario in load(lang, folder)["scenarios"]:
         kinds = ["f" if "fact" in e else "s" for e in scenario["exchanges"]]
         pattern = "".join(kinds)
         assert "ffff" not in pattern, f"{scenario['id']}: four facts in a row ({pattern})"
@@ -144,12 +152,12 @@ def test_facts_between_small_talk(lang):
             f"{scenario['id']}: small talk only at one end ({pattern})"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_replies(lang):
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_replies(folder, lang):
     """A fact is answered by a reply that says nothing on its own (the project's
     acknowledgements.list), and the replies vary; small talk is answered by a
     reply that does say something."""
-    for scenario in load(lang)["scenarios"]:
+    for scenario in load(lang, folder)["scenarios"]:
         fact_replies = [e["assistant"] for e in scenario["exchanges"] if "fact" in e]
         for reply in fact_replies:
             assert says_nothing(reply, lang), f"{scenario['id']}: {reply!r} says something"
@@ -159,19 +167,19 @@ def test_replies(lang):
                 assert not says_nothing(e["assistant"], lang), f"{scenario['id']}: {e['assistant']!r} says nothing"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_speech_to_text_style(lang):
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_speech_to_text_style(folder, lang):
     """Many user turns lower case without final punctuation, some properly cased."""
-    for scenario in load(lang)["scenarios"]:
+    for scenario in load(lang, folder)["scenarios"]:
         users = [e["user"] for e in scenario["exchanges"]]
         raw = [u for u in users if u == u.lower() and not u[-1] in ".?!"]
         assert len(raw) >= len(users) // 3, f"{scenario['id']}: too few speech-to-text style turns"
         assert len(raw) < len(users), f"{scenario['id']}: no properly cased turn"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_questions_share_no_word_with_their_fact(lang):
-    for scenario in load(lang)["scenarios"]:
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_questions_share_no_word_with_their_fact(folder, lang):
+    for scenario in load(lang, folder)["scenarios"]:
         facts = facts_of(scenario)
         asked = [q["fact"] for q in scenario["questions"]]
         assert sorted(asked) == sorted(facts), f"{scenario['id']}: one question per fact"
@@ -181,9 +189,9 @@ def test_questions_share_no_word_with_their_fact(lang):
             assert keywords(q["question"], lang), f"{scenario['id']} {q['question']!r}: no content word at all"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_topics(lang):
-    for scenario in load(lang)["scenarios"]:
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_topics(folder, lang):
+    for scenario in load(lang, folder)["scenarios"]:
         where = scenario["id"]
         facts = facts_of(scenario)
         words = [t["topic"] for t in scenario["topics"]]
@@ -201,9 +209,9 @@ def test_topics(lang):
             seen |= set(t["facts"])
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_never_said(lang):
-    for scenario in load(lang)["scenarios"]:
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_never_said(folder, lang):
+    for scenario in load(lang, folder)["scenarios"]:
         questions = {q["question"] for q in scenario["questions"]}
         assert len(set(scenario["never_said"])) == NEVER_SAID, scenario["id"]
         assert not questions & set(scenario["never_said"]), scenario["id"]
@@ -211,11 +219,11 @@ def test_never_said(lang):
             assert keywords(n, lang), f"{scenario['id']} {n!r}: no content word at all"
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_sentences_are_fresh(lang):
+@pytest.mark.parametrize("folder,lang", SETS, ids=SET_IDS)
+def test_sentences_are_fresh(folder, lang):
     """No fact is stated twice in a language, no user turn repeats within a
     scenario, and no user turn is copied from the project's other benchmark sets."""
-    scenarios = load(lang)["scenarios"]
+    scenarios = load(lang, folder)["scenarios"]
     facts = [e["user"] for s in scenarios for e in s["exchanges"] if "fact" in e]
     assert len(facts) == len(set(facts)), "a fact is stated twice"
     for scenario in scenarios:
@@ -224,7 +232,8 @@ def test_sentences_are_fresh(lang):
     users = [e["user"] for s in scenarios for e in s["exchanges"]]
     others = set()
     for path in (ROOT / "benchmarks").rglob("*.json"):
-        if path.parent != DATA:
+        # blind sets were written apart from each other: two may ask the same small talk
+        if path.parent != folder and not (folder in BLIND and path.parent in BLIND):
             others |= set(re.findall(r'"([^"\\]{20,})"', path.read_text(encoding="utf-8")))
     norm = {o.lower().rstrip(".?!") for o in others}
     copied = [u for u in users if u.lower().rstrip(".?!") in norm]
@@ -232,5 +241,5 @@ def test_sentences_are_fresh(lang):
 
 
 def test_scenario_ids_unique_across_languages():
-    ids = [s["id"] for lang in LANGS for s in load(lang)["scenarios"]]
+    ids = [s["id"] for folder, lang in SETS for s in load(lang, folder)["scenarios"]]
     assert len(ids) == len(set(ids))
