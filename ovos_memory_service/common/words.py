@@ -116,9 +116,11 @@ def misread(text: str, terms: Sequence[str]) -> bool:
     if text.isascii():
         return False
     bare_terms = [(_bare(t), t) for t in terms]
-    written = set(TOKEN.findall(text))
+    written = TOKEN.findall(text)
+    # a capital past the text's first word is a name's ("Málaga"), unless all is in capitals
+    names = () if text.isupper() else {token for token in written[1:] if token[:1].isupper()}
     writes_accents = any(WRITTEN_ACCENTS & set(unicodedata.normalize("NFD", token))
-                         for token in written if not token[:1].isupper())
+                         for token in written if token not in names)
     misread_one = False
     for token in {token.lower() for token in written}:
         bare = _bare(token)

@@ -49,6 +49,7 @@ def test_a_word_is_a_form_of_listed_words_only():
     ("mi hermano se caso en mayo", "casó", False),      # written without any: speech-to-text dropped them
     ("a minha avo faz anos em março", "avó", False),    # a cedilla or a tilde is no sign of written accents
     ("me gusta la musica de Málaga", "música", False),  # nor is a name's
+    ("Tú nunca me haces caso", "casó", True),           # but a sentence's first word's is
 ])
 def test_a_word_without_its_accent_is_another_word_only_where_accents_are_written(text, term, other_word):
     assert misread(text, [term]) is other_word

@@ -711,13 +711,17 @@ def test_who_lives_with_the_user_besides_a_relative_is_asked_without_error(make_
     assert found[0].content.lower().startswith("my mother lives with us") or found[0].slot == "family.mother.household"
 
 
-@pytest.mark.parametrize("lang,said,topic", [
-    # the user, or a time, before a relative and a comma: the user's own, not the relative's
-    ("en-us", "me, my wife and the kids go fishing every weekend", "fishing"),
-    ("en-us", "every weekend, my son and me go fishing at the lake", "fishing"),
-    ("pt-pt", "ao domingo, o meu filho vai comigo à pesca", "pesca"),
+@pytest.mark.parametrize("lang,said,topic,theirs", [
+    # a relative with the user ("and me", "comigo"): the user's own too, whatever comes first
+    ("en-us", "every weekend, my son and me go fishing at the lake", "fishing", False),
+    ("pt-pt", "ao domingo, o meu filho vai comigo à pesca", "pesca", False),
+    ("es-es", "los sábados mi hermano juega al pádel conmigo", "pádel", False),
     # "da minha mãe herdei": from my mother, not about her
-    ("pt-pt", "da minha mãe herdei o gosto pela cozinha", "cozinha"),
+    ("pt-pt", "da minha mãe herdei o gosto pela cozinha", "cozinha", False),
+    # a word that leads in does not make a relative's statement the user's
+    ("en-us", "Well, my son loves fishing", "fishing", True),
+    ("pt-pt", "olha, o meu filho adora a pesca", "pesca", True),
+    ("de-de", "Mary Ann, meine Schwester, spielt Tennis", "sport", True),
 ])
-def test_what_comes_before_a_relative_may_make_the_statement_the_users(lang, said, topic):
-    assert not about_another(said, asked_slots(topic, lang), lang)
+def test_whose_a_statement_is_goes_by_who_does_it(lang, said, topic, theirs):
+    assert about_another(said, asked_slots(topic, lang), lang) is theirs

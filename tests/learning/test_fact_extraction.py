@@ -1892,6 +1892,9 @@ def test_what_such_words_do_not_tell(lang, text, slot):
     ("de-de", "Jürgen, mein Mann, arbeitet bei der Post.", "family.husband.jürgen.employer", "Post"),
     ("en-us", "tom, my brother, works at the mill", "family.brother.tom.employer", "mill"),
     ("en-us", "my brother, tom, works at the mill", "family.brother.tom.employer", "mill"),
+    # names that end like an adverb or are a topic's word
+    ("es-es", "Mi hermano, Clemente, trabaja en un banco.", "family.brother.clemente.employer", "banco"),
+    ("es-es", "Mi hermana, Mercedes, vive en Madrid.", "family.sister.mercedes.residence", "Madrid"),
 ])
 def test_a_relative_and_their_name_set_apart_by_commas(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
@@ -1911,6 +1914,8 @@ def test_a_relative_and_their_name_set_apart_by_commas(lang, text, slot, value):
     ("es-es", "Mi hermano, el pobre, trabaja de noche en una fábrica."),
     ("de-de", "Meine Schwester, die Ärztin, wohnt in Köln."),
     ("de-de", "Mein Bruder, zum Glück, wohnt jetzt in Ulm."),
+    ("en-us", "My son, however, lives in town."),     # written with capitals: a name would have one
+    ("es-es", "Mi hermano, la verdad, trabaja en un banco."),
 ])
 def test_a_word_before_a_relative_set_apart_is_no_name(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot.startswith("family.") and f.slot.count(".") > 2]

@@ -24,9 +24,12 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words
 from ovos_memory_service.common.words import Forms, keywords, topical
-from ovos_memory_service.learning.facts.extract import after_a_name, is_number_word, load_language
+from ovos_memory_service.learning.facts.extract import is_number_word, load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
+# one or two words and a comma at the start: a name ("tom, my brother, ..."), a word that
+# leads in ("well, my son ...", "yesterday, my son ...")
+LEADING = re.compile(r"^(?:[^\W\d_][\w'-]*\s+)?[^\W\d_][\w'-]*\s*,\s*")
 # the maps that name a subject: (rule family, map names, the slots' beginning)
 SUBJECTS = (("family", ("relation", "kin", "kins", "person"), "family"), ("pets", ("animal",), "pet"))
 # one person under other words ("my wife" may have been told as "tasha and i got married"), and a
@@ -251,7 +254,7 @@ def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
         return False
     said, pattern, together = text.lower().strip(), _subjects(folder)[0], _together(folder)
     # the subject first, or named first and then said who they are ("O Rui, o meu marido, é...")
-    first = pattern and (pattern.match(said) or pattern.match(after_a_name(text.strip(), lang).lower()))
+    first = pattern and (pattern.match(said) or pattern.match(LEADING.sub("", said, count=1)))
     person = first and any(p.startswith("family.") for p in _named(first.group(0), folder)[1])
     return bool(person) and not (together and together.search(said)) \
         and not _marked_words(folder, (SELF, US)) & set(WORD.findall(said))

@@ -128,7 +128,7 @@ class Language:
     article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
     nonnames: frozenset = frozenset()               # words that are never a person's name
     nonname_endings: tuple = ()                     # endings of words that are never a name ("-mente")
-    set_apart: tuple = ()                           # a name and a comma first, a relative and their name (``_set_apart``)
+    set_apart: tuple = ()                           # a relative and their name between commas (``_set_apart``)
 
 
 class WordMap(dict):
@@ -360,52 +360,46 @@ def load_language(folder: str) -> Optional[Language]:
 
 # the maps that name a relative or an animal ("my sister", "o gato")
 RELATIVE_MAPS = ("relation", "kin", "kins", "person", "animal")
-# a name and a comma at the start, an article before it or not ("a Inês,", "tom,")
-NAME_FIRST = r"(?:(?:%s)\s+)?(?P<name>[^\W\d_][\w'-]*)\s*,\s*"
+# a name and a comma, an article before it or not ("a Inês,", "tom,")
+NAME_SET_APART = r"(?:(?:%s)\s+)?(?P<name>[^\W\d_][\w'-]*)\s*,\s*"
 
 
 def _set_apart(base: Path, relatives: set, lists: Dict[str, list]) -> Tuple[re.Pattern, ...]:
-    """Regexes of a sentence that starts with a name and a comma (``NAME_FIRST``), then
-    with a relative and their name set apart by commas, the name second ("my brother, tom,
-    ...") or first ("O Rui, o meu marido, ..."): the relative's words after one of
-    asked.list's ``family`` line ("my") and maybe an article before it ("o meu")."""
+    """Regexes of a sentence that starts with a relative and their name set apart by
+    commas, the name second ("my brother, tom, ...") or first ("O Rui, o meu marido, ..."):
+    the relative's words after one of asked.list's ``family`` line ("my") and maybe an
+    article before it ("o meu")."""
     path = base / "asked.list"
     before = [w for slots, words in (read_pairs(path) if path.exists() else []) if "family" in slots for w in words]
-    articles = _words_regex(lists["articles"]) or "(?!)"
-    name = NAME_FIRST % articles
     if not before or not relatives:
-        return (re.compile(name, re.IGNORECASE),)
+        return ()
+    articles = _words_regex(lists["articles"]) or "(?!)"
+    name = NAME_SET_APART % articles
     kin = r"(?P<kin>(?:(?:%s)\s+)?(?:%s)\s+(?:%s))" % (articles, _words_regex(before), _words_regex(relatives))
-    return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (name, r"%s\s*,\s*%s" % (kin, name), name + kin + r"\s*,\s*"))
+    return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"%s\s*,\s*%s" % (kin, name),
+                                                                     name + kin + r"\s*,\s*"))
 
 
-def _a_name(found: re.Match, sentence: str, lang: Language) -> bool:
-    """The word ``found`` took for a name set apart is one: no word the lists know (an
-    interjection, "claro"; what the relative is, "the nurse"), no adverb ("infelizmente"),
-    and capitalised when the sentence's other words are ("Meine Schwester, die Ärztin")."""
-    word = found.group("name")
-    cased = any(c.isupper() for c in sentence[1:])
-    return bool(_person_name(word, lang)) and not word.lower().endswith(lang.nonname_endings) \
-        and word.lower() not in topical(lang.code) and (word[:1].isupper() or not cased)
-
-
-def after_a_name(text: str, lang: str) -> str:
-    """``text`` without a name and a comma it starts with ("Jürgen, mein Mann, ..."), as
-    the relative they are said to be comes next; as it was if it starts otherwise ("every
-    weekend, my son ...", "me, my wife and the kids ...")."""
-    folder = match_lang(lang)
-    language = load_language(folder) if folder else None
-    found = language and language.set_apart and language.set_apart[0].match(text)
-    return text[found.end():] if found and _a_name(found, text, language) else text
+def _a_name(word: str, sentence: str, lang: Language) -> bool:
+    """``word``, set apart by commas beside a relative, is their name: no word the lists know
+    (an interjection, "claro"), no adverb ("infelizmente", not "Clemente"), no topic's word
+    ("the nurse"; "Mercedes" capitalised is a name where only names are), and capitalised
+    when the sentence is written with capitals ("My son, however, ...")."""
+    lower = word.lower()
+    adverb = any(lower.endswith(ending) and len(lower) - len(ending) >= 4 for ending in lang.nonname_endings)
+    names_only = word[:1].isupper() and "nouns" not in lang.lists["casing"]
+    cased = any(c.isupper() for c in sentence)
+    return bool(_person_name(word, lang)) and not adverb and (names_only or lower not in topical(lang.code)) \
+        and (word[:1].isupper() or not cased)
 
 
 def _joined(sentence: str, lang: Language) -> str:
     """``sentence`` with a relative and their name set apart at its start said as the
     patterns say them ("my brother tom works at the mill"); a word that is no name
     ("well, my brother, ...", "my son, meanwhile, ...") is left as it was."""
-    for regex in lang.set_apart[1:]:
+    for regex in lang.set_apart:
         found = regex.match(sentence)
-        if found and _a_name(found, sentence, lang):
+        if found and _a_name(found.group("name"), sentence, lang):
             return f"{found.group('kin')} {found.group('name')} {sentence[found.end():]}"
     return sentence
 
