@@ -253,7 +253,7 @@ def about_another(text: str, asked: FrozenSet[str], lang: str) -> bool:
     if not folder or _asked_subjects(asked) or KIN in asked:
         return False
     said, pattern, together = text.lower().strip(), _subjects(folder)[0], _together(folder)
-    # the subject first, or named first and then said who they are ("O Rui, o meu marido, é...")
+    # the subject first, or after a name or a word that leads in (``LEADING``: "O Rui, o meu marido, é...")
     first = pattern and (pattern.match(said) or pattern.match(LEADING.sub("", said, count=1)))
     person = first and any(p.startswith("family.") for p in _named(first.group(0), folder)[1])
     return bool(person) and not (together and together.search(said)) \
