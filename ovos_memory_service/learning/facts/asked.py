@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words
 from ovos_memory_service.common.words import Forms, keywords, topical
-from ovos_memory_service.learning.facts.extract import is_number_word, load_language
+from ovos_memory_service.learning.facts.extract import before_relative, is_number_word, load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
 # one or two words and a comma at the start: a name ("tom, my brother, ..."), a word that
@@ -134,11 +134,8 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]], O
     words = sorted(prefixes, key=len, reverse=True)
     # the words of the "bare" line name a relative with no word before ("mom", "Oma")
     bare = sorted((w for w, slots in _asked(folder).items() if BARE in slots and w in prefixes), key=len, reverse=True)
-    before_words = "|".join(map(re.escape, before))
+    before_words = before_relative(language.lists["articles"], before)
     subject_words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
-    # an article before "my" or not ("o meu marido": Portuguese puts one), not "da minha mãe herdei"
-    before_words = r"(?:(?:%s)\s+)?(?:%s)" % ("|".join(map(re.escape, language.lists["articles"])) or "(?!)",
-                                             before_words)
     pattern = r"(?<!\w)(?:%s\s+(%s)|(%s))(?!\w)" % (before_words, subject_words, "|".join(map(re.escape, bare)) or "(?!)")
     followed = r"(?<!\w)%s\s+(%s)\s+([^\W\d_][\w'-]*)" % (before_words, subject_words)
     return re.compile(pattern), prefixes, re.compile(followed)

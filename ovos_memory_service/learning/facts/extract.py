@@ -373,11 +373,16 @@ def _set_apart(base: Path, relatives: set, lists: Dict[str, list]) -> Tuple[re.P
     before = [w for slots, words in (read_pairs(path) if path.exists() else []) if "family" in slots for w in words]
     if not before or not relatives:
         return ()
-    articles = _words_regex(lists["articles"]) or "(?!)"
-    name = NAME_SET_APART % articles
-    kin = r"(?P<kin>(?:(?:%s)\s+)?(?:%s)\s+(?:%s))" % (articles, _words_regex(before), _words_regex(relatives))
+    name = NAME_SET_APART % (_words_regex(lists["articles"]) or "(?!)")
+    kin = r"(?P<kin>%s\s+(?:%s))" % (before_relative(lists["articles"], before), _words_regex(relatives))
     return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"%s\s*,\s*%s" % (kin, name),
                                                                      name + kin + r"\s*,\s*"))
+
+
+def before_relative(articles, before) -> str:
+    """A regex of a word before a relative (asked.list's ``family`` line: "my", "die"),
+    an article before it or not ("o meu marido": Portuguese puts one; not "da minha")."""
+    return r"(?:(?:%s)\s+)?(?:%s)" % (_words_regex(articles) or "(?!)", _words_regex(before))
 
 
 def _a_name(word: str, sentence: str, lang: Language) -> bool:
