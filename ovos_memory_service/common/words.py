@@ -60,12 +60,22 @@ def topic_words(words: Sequence[str], lang: str) -> Dict[str, Tuple[str, ...]]:
 
 
 def another_form(word: str, of: str) -> bool:
-    """``word`` is ``of`` with at most two letters more, or its last one changed: a
-    verb's or a noun's ending ("wohnt" of "wohne", "moram" of "mora", "lives" of
-    "live"), not another word ("workout" is no form of "work")."""
+    """``word`` is ``of`` with at most two letters more, or its last one changed when
+    that is a vowel or an infinitive's "r": a verb's or a noun's ending ("wohnt" of
+    "wohne", "moram" of "mora", "andam" of "andar", "lives" of "live"), not another
+    word ("workout" is no form of "work", "roof" of "root", "group" of "grow")."""
+    return word == of or any(word.startswith(stem) and 0 < len(word) - len(stem) <= 2 for stem in _stems(of))
+
+
+def _stems(of: str) -> Tuple[str, ...]:
+    """What another form of ``of`` begins with (``another_form``)."""
     if len(of) < 4:
-        return word == of
-    return word == of or any(word.startswith(stem) and 0 < len(word) - len(stem) <= 2 for stem in (of, of[:-1]))
+        return ()
+    return (of, of[:-1]) if of[-1] in CHANGING_ENDS else (of,)
+
+
+# the last letters a form may change: a vowel ("vive", "vivo") or an infinitive's r ("andar", "andam")
+CHANGING_ENDS = set("aeiouáéíóúâêôãõàr")
 
 
 class Forms:
@@ -78,7 +88,7 @@ class Forms:
         for of in self._place:
             # another_form's rule: a word of four letters or more, or it without its last,
             # followed by one or two letters
-            for stem in ({of, of[:-1]} if len(of) >= 4 else ()):
+            for stem in set(_stems(of)):
                 self._by_stem.setdefault(stem, []).append(of)
 
     def of(self, word: str) -> List[str]:

@@ -44,6 +44,20 @@ def test_a_word_is_a_form_of_listed_words_only():
     assert forms.of("car") == []
 
 
+@pytest.mark.parametrize("word,of", [("roof", "root"), ("group", "grow"), ("play", "plan"), ("place", "plan"),
+                                     ("early", "ears"), ("herum", "herz")])
+def test_a_word_whose_last_consonant_differs_is_another_word(word, of):
+    assert not another_form(word, of)
+    assert Forms([of]).of(word) == []
+
+
+@pytest.mark.parametrize("word,of", [("mudam", "mudar"), ("andam", "andar"), ("trabalhava", "trabalhar"),
+                                     ("wohnt", "wohne"), ("vivo", "vive"), ("lives", "live")])
+def test_a_verbs_ending_is_still_its_form(word, of):
+    assert another_form(word, of)
+    assert Forms([of]).of(word) == [of]
+
+
 @pytest.mark.parametrize("text,term,other_word", [
     ("mi gata solo me hace caso a mí", "casó", True),   # written with accents: "caso" is "caso"
     ("mi hermano se caso en mayo", "casó", False),      # written without any: speech-to-text dropped them

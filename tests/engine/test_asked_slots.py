@@ -568,6 +568,11 @@ def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     ("en-us", "how long is my ride to work", "occupation"),
     ("pt-pt", "como é que me desloco para o emprego", "occupation"),
     ("de-de", "wie komme ich zur arbeit", "occupation"),
+    # a word that looks like a form of one that asks, and is another word
+    ("en-us", "who else is staying under our roof", "team"),   # not "root for"
+    ("en-us", "what reading group do i organize", "origin"),  # not "grow up"
+    ("pt-pt", "em que parte da cidade fica a minha casa", "health.injury"),  # not "parti"
+    ("pt-pt", "de que grupo faço parte", "health.injury"),
 ])
 def test_what_a_question_does_not_ask(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not True

@@ -91,6 +91,8 @@ UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.
 # in the slots asked for: a word after "my", "the" that the lists know neither as asked nor as
 # anyone ("my significant other", "die kleine", "la yaya"): maybe someone whose facts are asked
 SOMEONE = "someone"
+# words that look like another form of one that asks, and are another word ("parte" of "parti"): they ask nothing
+NONE = "none"
 
 
 @lru_cache(maxsize=16)
@@ -302,8 +304,8 @@ def _word_slots(word: str, folder: str) -> Tuple[str, ...]:
     statement's words are looked up again and again."""
     own = _asked(folder)
     if word in own:
-        return own[word]
-    return tuple(slot for listed in _forms(folder).of(word) for slot in own[listed])
+        return tuple(slot for slot in own[word] if slot != NONE)
+    return tuple(slot for listed in _forms(folder).of(word) for slot in own[listed] if slot != NONE)
 
 
 @lru_cache(maxsize=16)
