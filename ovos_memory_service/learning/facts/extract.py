@@ -62,7 +62,7 @@ from ovos_memory_service.common.words import topical
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "carried")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "carried", "times")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -427,6 +427,13 @@ def _guards(folder: str):
     return filler_run, _word_list_regex(lists["questions"], True), anywhere, at_start
 
 
+@lru_cache(maxsize=16)
+def _time_lead(folder: str):
+    """A regex of times.list's phrases that open a clause ("en marzo", "last year"), and a comma after."""
+    times = _word_list_regex(load_language(folder).lists["times"], True)
+    return re.compile(r"%s[\s,]*" % times.pattern, re.IGNORECASE) if times else None
+
+
 def _sentences(text: str):
     """(sentence, is_question); a '.' after a digit does not end a sentence ("am 5. Mai")."""
     text = re.sub(r"[’‘`´]", "'", text)
@@ -717,17 +724,26 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
                 or (anywhere and anywhere.search(sentence))
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
-        subject = ""
+        subject, time_lead = "", _time_lead(folder)
         for start in starts:
-            fact = _clause_fact(sentence, start, language) or next(
-                (f for f in (_reading_fact(r, sentence[start:], language)
-                             for r in _carried(subject, sentence[start:], language)
-                             + _other_readings(sentence, start, language, boundary)) if f), None)
+            fact = _fact_at(sentence, start, subject, language, boundary)
+            after = time_lead.match(sentence, start) if time_lead and not fact else None
+            if after:  # a clause that opens with when ("en marzo me operaron de la rodilla")
+                fact = _fact_at(sentence, after.end(), subject, language, boundary)
             subject = fact.subject if fact else ""
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
                 facts.append(fact)
     return facts
+
+
+def _fact_at(sentence: str, start: int, subject: str, language: Language, boundary) -> Optional[ExtractedFact]:
+    """The fact of the clause that begins at ``start``, read as it is or in the other ways
+    the language allows (the subject carried from the clause before, ...)."""
+    return _clause_fact(sentence, start, language) or next(
+        (f for f in (_reading_fact(r, sentence[start:], language)
+                     for r in _carried(subject, sentence[start:], language)
+                     + _other_readings(sentence, start, language, boundary)) if f), None)
 
 
 @lru_cache(maxsize=4096)  # asked of every user turn compared with a question
