@@ -104,7 +104,7 @@ class Forms:
 WRITTEN_ACCENTS = {"\u0301", "\u0300", "\u0302"}
 
 
-def _bare(word: str) -> str:
+def bare(word: str) -> str:
     """``word`` without its accents."""
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
@@ -113,6 +113,15 @@ def _same_stem(a: str, b: str) -> bool:
     """Two words the search takes for one ("carne", "carnes"): one begins the other, a suffix apart."""
     short, long = sorted((a, b), key=len)
     return a == b or (len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 3)
+
+
+def writes_accents(text: str) -> bool:
+    """``text`` writes a word that is not a name with an acute, grave or circumflex accent
+    (speech-to-text that drops them writes none; a tilde or a cedilla tell nothing of that)."""
+    written = TOKEN.findall(text)
+    # a capital past the text's first word is a name's ("Málaga"), unless all is in capitals
+    names = () if text.isupper() else {token for token in written[1:] if token[:1].isupper()}
+    return any(WRITTEN_ACCENTS & set(unicodedata.normalize("NFD", token)) for token in written if token not in names)
 
 
 def misread(text: str, terms: Sequence[str]) -> bool:
@@ -125,18 +134,15 @@ def misread(text: str, terms: Sequence[str]) -> bool:
     not when it does: "me hace caso a mí" is not "se casó"."""
     if text.isascii():
         return False
-    bare_terms = [(_bare(t), t) for t in terms]
+    bare_terms = [(bare(t), t) for t in terms]
     written = TOKEN.findall(text)
-    # a capital past the text's first word is a name's ("Málaga"), unless all is in capitals
-    names = () if text.isupper() else {token for token in written[1:] if token[:1].isupper()}
-    writes_accents = any(WRITTEN_ACCENTS & set(unicodedata.normalize("NFD", token))
-                         for token in written if token not in names)
+    accents = writes_accents(text)
     misread_one = False
     for token in {token.lower() for token in written}:
-        bare = _bare(token)
+        unaccented = bare(token)
         for bare_term, term in bare_terms:
-            if _same_stem(bare, bare_term):
-                if _same_stem(token, term) or not writes_accents:
+            if _same_stem(unaccented, bare_term):
+                if _same_stem(token, term) or not accents:
                     return False
                 misread_one = True
     return misread_one

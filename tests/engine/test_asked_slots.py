@@ -553,6 +553,17 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("pt-pt", "onde moram os meus velhotes", "family.parents.residence"),
     ("pt-pt", "qual é o nome do meu parceiro", "family.partner.name"),
     ("de-de", "wo wohnen meine geschwister", "family.brother.residence"),
+    # the words of a fourth fresh set's questions
+    ("es-es", "qué ruta tengo pensada para el verano", "trip"),
+    ("pt-pt", "em que rua fica a nossa casa", "residence"),
+    ("de-de", "worauf reagiere ich empfindlich", "allergy"),
+    ("de-de", "was ist mit meiner sicht los", "health.condition"),
+    ("es-es", "qué articulación me tuvieron que cambiar", "health.injury"),
+    ("pt-pt", "onde fica a minha casa", "residence"),
+    ("es-es", "dónde está nuestra casa", "residence"),
+    # said without the accents speech-to-text drops
+    ("es-es", "que articulacion me cambiaron", "health.injury"),
+    ("pt-pt", "qual e a minha profissao", "occupation"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True
@@ -573,6 +584,9 @@ def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     ("en-us", "what reading group do i organize", "origin"),  # not "grow up"
     ("pt-pt", "em que parte da cidade fica a minha casa", "health.injury"),  # not "parti"
     ("pt-pt", "de que grupo faço parte", "health.injury"),
+    # who is at home is no home, what car one's parents have is no country ("pais", not "país")
+    ("es-es", "quién duerme en mi casa de lunes a viernes", "residence"),
+    ("pt-pt", "que carro é que os meus pais têm", "family.parents.residence"),
 ])
 def test_what_a_question_does_not_ask(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not True

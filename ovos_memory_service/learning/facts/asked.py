@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words
-from ovos_memory_service.common.words import Forms, keywords, topical
+from ovos_memory_service.common.words import Forms, bare, keywords, topical, writes_accents
 from ovos_memory_service.learning.facts.extract import before_relative, is_number_word, load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
@@ -191,7 +191,8 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # how one gets there, not the job), and two apart ("where ... from")
     runs = [(i, n) for n in (2, 3) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in own]
     inside = {i + k for i, n in runs for k in range(n)}
-    asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder)}
+    plain = not writes_accents(text)  # speech-to-text that drops accents: "profissao" is "profissão"
+    asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
     slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER}
@@ -298,14 +299,26 @@ def says_slot(word: str, slot: str, lang: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _word_slots(word: str, folder: str) -> Tuple[str, ...]:
+def _word_slots(word: str, folder: str, plain: bool = False) -> Tuple[str, ...]:
     """The slots ``word`` asks for: its own, or those of the words it is another
     form of ("moram" of "mora", "wohnt" of "wohne", "viven" of "vive"); cached, as a
     statement's words are looked up again and again."""
     own = _asked(folder)
     if word in own:
         return tuple(slot for slot in own[word] if slot != NONE)
-    return tuple(slot for listed in _forms(folder).of(word) for slot in own[listed] if slot != NONE)
+    listed = _forms(folder).of(word)
+    if not listed and plain:  # in a text written without accents, a word without its own ("profissao")
+        listed = list(_unaccented(folder).get(word, ()))
+    return tuple(slot for w in listed for slot in own[w] if slot != NONE)
+
+
+@lru_cache(maxsize=16)
+def _unaccented(folder: str) -> Dict[str, Tuple[str, ...]]:
+    """asked.list's words by their letters without accents ("profissao" -> "profissão")."""
+    found: Dict[str, Tuple[str, ...]] = {}
+    for word in _asked(folder):
+        found[bare(word)] = found.get(bare(word), ()) + (word,)
+    return found
 
 
 @lru_cache(maxsize=16)
