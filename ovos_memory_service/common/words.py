@@ -60,10 +60,11 @@ def topic_words(words: Sequence[str], lang: str) -> Dict[str, Tuple[str, ...]]:
 
 
 def another_form(word: str, of: str) -> bool:
-    """``word`` is ``of`` with at most two letters more, or its last one changed when
-    that is a vowel or an infinitive's "r": a verb's or a noun's ending ("wohnt" of
-    "wohne", "moram" of "mora", "andam" of "andar", "lives" of "live"), not another
-    word ("workout" is no form of "work", "roof" of "root", "group" of "grow")."""
+    """``word`` is ``of`` with at most two letters more, or its last one changed (in a
+    word of five letters or more, or a vowel): a verb's or a noun's ending ("wohnt" of
+    "wohne", "moram" of "mora", "andam" of "andar", "lives" of "live", "automóveis" of
+    "automóvel"), not another word ("workout" is no form of "work", "roof" of "root",
+    "group" of "grow": in four letters the last one is too much of the word)."""
     return word == of or any(word.startswith(stem) and 0 < len(word) - len(stem) <= 2 for stem in _stems(of))
 
 
@@ -71,11 +72,10 @@ def _stems(of: str) -> Tuple[str, ...]:
     """What another form of ``of`` begins with (``another_form``)."""
     if len(of) < 4:
         return ()
-    return (of, of[:-1]) if of[-1] in CHANGING_ENDS else (of,)
+    return (of, of[:-1]) if len(of) >= 5 or of[-1] in VOWELS else (of,)
 
 
-# the last letters a form may change: a vowel ("vive", "vivo") or an infinitive's r ("andar", "andam")
-CHANGING_ENDS = set("aeiouáéíóúâêôãõàr")
+VOWELS = set("aeiouáéíóúâêôãõà")
 
 
 class Forms:

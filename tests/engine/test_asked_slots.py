@@ -171,6 +171,9 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     # a question that names a topic is not told by a statement that shares its other words only
     ("pt-pt", "o cozido é o meu prato preferido", "qual é o meu filme preferido"),
     ("en-us", "our youngest maya just turned six", "which school does maya go to"),
+    # a sister is no answer to whether one has a brother
+    ("pt-pt", "a minha irmã marta vive em londres", "tenho algum irmão"),
+    ("es-es", "mi hermana carmen vive en sevilla", "tengo algún hermano"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -564,6 +567,12 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     # said without the accents speech-to-text drops
     ("es-es", "que articulacion me cambiaron", "health.injury"),
     ("pt-pt", "qual e a minha profissao", "occupation"),
+    ("pt-pt", "o que fazem os meus pais", "family.parents.occupation"),  # "pais" is no "país"
+    # forms of a word whose last letter changes: "studied" of "study", "automóveis" of "automóvel"
+    ("en-us", "what have i studied", "studies"),
+    ("en-us", "what is my birthdate", "birthday"),
+    ("pt-pt", "que automóveis é que eu tenho", "vehicle"),
+    ("de-de", "wann musste ich mich operieren lassen", "health.injury"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True
@@ -587,6 +596,11 @@ def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     # who is at home is no home, what car one's parents have is no country ("pais", not "país")
     ("es-es", "quién duerme en mi casa de lunes a viernes", "residence"),
     ("pt-pt", "que carro é que os meus pais têm", "family.parents.residence"),
+    # a review's: parents are no country where a question writes no accents, who stays at home
+    # is no home, the view is no eyesight
+    ("pt-pt", "quem fica na minha casa este fim de semana", "residence"),
+    ("de-de", "wie ist die sicht heute", "health.condition"),
+    ("de-de", "wie reagiere ich auf stress", "allergy"),
 ])
 def test_what_a_question_does_not_ask(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not True
@@ -744,3 +758,11 @@ def test_who_lives_with_the_user_besides_a_relative_is_asked_without_error(make_
 ])
 def test_whose_a_statement_is_goes_by_who_does_it(lang, said, topic, theirs):
     assert about_another(said, asked_slots(topic, lang), lang) is theirs
+
+
+@pytest.mark.parametrize("lang,question,slot", [
+    ("pt-pt", "tenho algum irmão", "family.sister.marta.residence"),
+    ("es-es", "tengo algún hermano", "family.sister.carmen.residence"),
+])
+def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot):
+    assert answers(slot, asked_slots(question, lang)) is False

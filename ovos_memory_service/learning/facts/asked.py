@@ -201,16 +201,16 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     named, subjects = _named(said, folder)
     # a name the user gave someone ("rita", "rita's"), not a word that asks something ("Will", "June")
     owners = set(words) | {owner(w) for w in words}
-    by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder)}
+    by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder, plain)}
     subjects |= {subject for _, subject in by_name}
     if not subjects:
-        return frozenset(slots | {SOMEONE}) if slots and _unknown_after_family(words, folder) else frozenset(slots)
+        return frozenset(slots | {SOMEONE}) if slots and _unknown_after_family(words, folder, plain) else frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
     # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
     # "my dog rex": all of his
     held = {w for m in named for w in WORD.findall(m.group(0))} | {w for w, _ in by_name}
-    other = [w for w in keywords(said, lang) if w not in held and not _word_slots(w, folder)]
+    other = [w for w in keywords(said, lang) if w not in held and not _word_slots(w, folder, plain)]
     # what the rules never learn of a relative ("what car does my sister drive") is unheld too
     # (a slot asked of anyone's, "family.*.household", is asked of theirs: "family.wife.*.household")
     attributes = {s.split(".*.")[-1] for s in slots if s.split(".")[-1] in _of_others(folder)}
@@ -221,11 +221,11 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
 
 
-def _unknown_after_family(words: List[str], folder: str) -> bool:
+def _unknown_after_family(words: List[str], folder: str, plain: bool = False) -> bool:
     """A word after one that names a relative ("my", "die", "la") asks for no slot and
     is no stop word: someone the lists do not know ("my significant other")."""
     family, stops = _marked_words(folder, ("family",)), stop_words(folder)
-    return any(word in family and following not in stops and not _word_slots(owner(following), folder)
+    return any(word in family and following not in stops and not _word_slots(owner(following), folder, plain)
                for word, following in zip(words, words[1:]))
 
 
@@ -307,17 +307,21 @@ def _word_slots(word: str, folder: str, plain: bool = False) -> Tuple[str, ...]:
     if word in own:
         return tuple(slot for slot in own[word] if slot != NONE)
     listed = _forms(folder).of(word)
-    if not listed and plain:  # in a text written without accents, a word without its own ("profissao")
+    if not listed and plain and word not in _subjects(folder)[1]:
+        # in a text written without accents, a word without its own ("profissao"), unless the
+        # word names someone as it is ("pais", parents, is no "país")
         listed = list(_unaccented(folder).get(word, ()))
     return tuple(slot for w in listed for slot in own[w] if slot != NONE)
 
 
 @lru_cache(maxsize=16)
 def _unaccented(folder: str) -> Dict[str, Tuple[str, ...]]:
-    """asked.list's words by their letters without accents ("profissao" -> "profissão")."""
+    """asked.list's words by their letters without accents ("profissao" -> "profissão"); not
+    those with an umlaut, which speech-to-text keeps ("schon" is no "schön")."""
     found: Dict[str, Tuple[str, ...]] = {}
     for word in _asked(folder):
-        found[bare(word)] = found.get(bare(word), ()) + (word,)
+        if not set("äöü") & set(word):
+            found[bare(word)] = found.get(bare(word), ()) + (word,)
     return found
 
 
