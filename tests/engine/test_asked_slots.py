@@ -568,6 +568,9 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("es-es", "que articulacion me cambiaron", "health.injury"),
     ("pt-pt", "qual e a minha profissao", "occupation"),
     ("pt-pt", "o que fazem os meus pais", "family.parents.occupation"),  # "pais" is no "país"
+    # a baby is a son or a daughter
+    ("es-es", "cuál es el nombre de mi hija", "family.baby.name"),
+    ("en-us", "what's my son called", "family.baby.name"),
     # forms of a word whose last letter changes: "studied" of "study", "automóveis" of "automóvel"
     ("en-us", "what have i studied", "studies"),
     ("en-us", "what is my birthdate", "birthday"),

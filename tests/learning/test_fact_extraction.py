@@ -1995,3 +1995,18 @@ def test_a_clause_that_starts_with_when_it_happened(lang, text, slot, value):
 ])
 def test_what_a_review_found_the_new_rules_take(lang, text):
     assert not [f for f in extract_facts(text, lang) if not f.negated], [f.text for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # a son or a daughter named the everyday way
+    ("pt-pt", "o meu rapaz vive em paris", "family.son.residence", "Paris"),
+    ("es-es", "mi crío vive en londres", "family.son.residence", "Londres"),
+    # a living made driving a bus, a lorry or a taxi
+    ("pt-pt", "conduzo camiões há vinte anos", "occupation", "camiões"),
+    ("es-es", "conduzco un taxi en valencia", "occupation", "taxi"),
+    ("de-de", "ich fahre seit zehn jahren lkw", "occupation", "LKW"),
+    # trades of occupations.list
+    ("de-de", "ich bin fliesenleger", "occupation", "Fliesenleger"),
+])
+def test_kids_and_drivers_as_people_say_them(lang, text, slot, value):
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]

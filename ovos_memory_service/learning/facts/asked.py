@@ -50,6 +50,8 @@ def _also() -> Dict[str, Tuple[str, ...]]:
     for group, members in GROUPS.items():
         for member in members:
             also[member] = (*also.get(member, (member,)), group)
+    for child in ("son", "daughter"):  # a baby is one or the other ("mi peque se llama lucía")
+        also[child] = (*also[child], "baby")
     return also
 
 
