@@ -171,6 +171,9 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     # a question that names a topic is not told by a statement that shares its other words only
     ("pt-pt", "o cozido é o meu prato preferido", "qual é o meu filme preferido"),
     ("en-us", "our youngest maya just turned six", "which school does maya go to"),
+    # an amount asked is told only by a number: the run and the pub without one tell none
+    ("de-de", "am wochenende kellnere ich in einer kneipe", "wie viel verdiene ich in der kneipe"),
+    ("en-us", "i run along the river every morning", "how many miles do i run"),
     # a sister is no answer to whether one has a brother
     ("pt-pt", "a minha irmã marta vive em londres", "tenho algum irmão"),
     ("es-es", "mi hermana carmen vive en sevilla", "tengo algún hermano"),
@@ -769,3 +772,16 @@ def test_whose_a_statement_is_goes_by_who_does_it(lang, said, topic, theirs):
 ])
 def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is False
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    # an amount told in a number is found; children counted by naming them too
+    ("en-us", "i run five miles along the river every morning", "how far do i run"),
+    ("es-es", "salgo a correr diez kilómetros los domingos", "cuántos kilómetros corro"),
+    ("en-us", "my son tom and my daughter ana live with me", "how many kids do i have"),
+    ("pt-pt", "estou no segundo ano de enfermagem", "em que ano do curso é que ando"),
+])
+def test_an_amount_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]

@@ -95,6 +95,7 @@ UNHELD = "?"  # the attribute of a subject's that no slot holds ("family.sister.
 SOMEONE = "someone"
 # words that look like another form of one that asks, and are another word ("parte" of "parti"): they ask nothing
 NONE = "none"
+AMOUNT = "amount"  # words that ask a quantity ("how many miles"): a number tells it (``asks_amount``)
 
 
 @lru_cache(maxsize=16)
@@ -197,7 +198,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER}
+    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder)
@@ -335,6 +336,34 @@ def _forms(folder: str) -> Forms:
 def asks_unheld(asked: FrozenSet[str]) -> bool:
     """The question asks something of its subject that no slot holds ("what car does my sister drive")."""
     return any(a.endswith(".*." + UNHELD) for a in asked)
+
+
+def asks_amount(text: str, lang: str) -> bool:
+    """``text`` asks a quantity (asked.list's ``amount`` words: "how many miles do i run",
+    "wie viel verdiene ich"), which only a number tells; not a count of people or animals,
+    whom a statement may tell by naming them ("my son tom and my daughter ana")."""
+    folder = match_lang(lang)
+    if not folder:
+        return False
+    plain = not writes_accents(text)
+    said = " ".join(WORD.findall(text.lower()))
+    said = bare(said) if plain else said
+    amounts = [bare(w) if plain else w for w in _marked_words(folder, (AMOUNT,))]
+    if not any(re.search(r"(?<!\w)%s(?!\w)" % re.escape(w), said) for w in amounts):
+        return False
+    prefixes = _subjects(folder)[1]
+    return not any(p.startswith(("family.", "pet")) for w in WORD.findall(text.lower())
+                   for p in prefixes.get(w, ()))
+
+
+def says_number(text: str, lang: str) -> bool:
+    """``text`` says a number, in digits or in words ("five", "vinte e dois"), not in an
+    article that is also "one" ("in einer kneipe", "tenho um salão")."""
+    folder = match_lang(lang)
+    language = load_language(folder) if folder else None
+    articles = set(language.lists["indefinite"]) if language else set()
+    return any(c.isdigit() for c in text) or any(is_number_word(w, lang) for w in WORD.findall(text.lower())
+                                                 if w not in articles)
 
 
 def asks_ages(asked: FrozenSet[str]) -> bool:
