@@ -1999,14 +1999,24 @@ def test_what_a_review_found_the_new_rules_take(lang, text):
 
 @pytest.mark.parametrize("lang,text,slot,value", [
     # a son or a daughter named the everyday way
-    ("pt-pt", "o meu rapaz vive em paris", "family.son.residence", "Paris"),
-    ("es-es", "mi crío vive en londres", "family.son.residence", "Londres"),
     # a living made driving a bus, a lorry or a taxi
     ("pt-pt", "conduzo camiões há vinte anos", "occupation", "camiões"),
-    ("es-es", "conduzco un taxi en valencia", "occupation", "taxi"),
+    ("es-es", "conduzco camiones desde hace veinte años", "occupation", "camiones"),
     ("de-de", "ich fahre seit zehn jahren lkw", "occupation", "LKW"),
     # trades of occupations.list
     ("de-de", "ich bin fliesenleger", "occupation", "Fliesenleger"),
 ])
 def test_kids_and_drivers_as_people_say_them(lang, text, slot, value):
     assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    # a review's: a taxi taken, a lorry for a move, a toy train are no living
+    ("de-de", "ich fahre taxi zum flughafen"),
+    ("de-de", "ich fahre seit dem unfall taxi"),
+    ("pt-pt", "conduzo um camião de mudanças este fim de semana"),
+    ("pt-pt", "conduzo um táxi até ao aeroporto"),
+    ("es-es", "conduzco el camión de mi padre para la mudanza"),
+])
+def test_driving_once_is_no_living(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "occupation"]

@@ -50,8 +50,6 @@ def _also() -> Dict[str, Tuple[str, ...]]:
     for group, members in GROUPS.items():
         for member in members:
             also[member] = (*also.get(member, (member,)), group)
-    for child in ("son", "daughter"):  # a baby is one or the other ("mi peque se llama lucía")
-        also[child] = (*also[child], "baby")
     return also
 
 
@@ -96,6 +94,12 @@ SOMEONE = "someone"
 # words that look like another form of one that asks, and are another word ("parte" of "parti"): they ask nothing
 NONE = "none"
 AMOUNT = "amount"  # words that ask a quantity ("how many miles"): a number tells it (``asks_amount``)
+MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora"): what an amount asked is in
+MINE = "mine"  # words that say something is the user's ("my", "nosso")
+# in the slots asked for: the question names someone with a capital whom the lists do not know ("where
+# does Sophie work", "onde é que a Sandra vive"), and no word of the user's: the user's own facts are
+# no answer
+ANOTHER = "another"
 
 
 @lru_cache(maxsize=16)
@@ -198,7 +202,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT}
+    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MINE, MEASURE}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder)
@@ -207,6 +211,8 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder, plain)}
     subjects |= {subject for _, subject in by_name}
     if not subjects:
+        if slots and another_named(text, lang):
+            return frozenset(slots | {ANOTHER})
         return frozenset(slots | {SOMEONE}) if slots and _unknown_after_family(words, folder, plain) else frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
@@ -222,6 +228,25 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
         return frozenset(slots)  # a name alone ("der kleine max"): a name may be more than one person's
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
+
+
+def another_named(text: str, lang: str) -> Set[str]:
+    """The words by which ``text`` names someone with a capital the lists do not know, past
+    its first word and not after a preposition ("sophie" of "Where does Sophie work", nothing of
+    "What's my address in Porto"), when it says no word of the user's ("i", "my", "nós"); only
+    where capitals mark names alone (not German)."""
+    folder = match_lang(lang)
+    language = load_language(folder) if folder else None
+    if not language or "nouns" in language.lists["casing"]:
+        return set()
+    tokens = WORD.findall(text)
+    lower = [t.lower() for t in tokens]
+    if set(lower) & _marked_words(folder, (SELF, US, MINE)):
+        return set()
+    known = set(_asked(folder)) | stop_words(folder) | set(_subjects(folder)[1])
+    places = set(language.lists["cuts"])  # a place's prepositions ("in", "em")
+    return {word for token, word, before in zip(tokens[1:], lower[1:], lower)
+            if token[:1].isupper() and word not in known and before not in places}
 
 
 def _unknown_after_family(words: List[str], folder: str, plain: bool = False) -> bool:
@@ -339,17 +364,21 @@ def asks_unheld(asked: FrozenSet[str]) -> bool:
 
 
 def asks_amount(text: str, lang: str) -> bool:
-    """``text`` asks a quantity (asked.list's ``amount`` words: "how many miles do i run",
-    "wie viel verdiene ich"), which only a number tells; not a count of people or animals,
-    whom a statement may tell by naming them ("my son tom and my daughter ana")."""
+    """``text`` asks a quantity in a unit, money or time (asked.list's ``amount`` and
+    ``measure`` words: "how many miles do i run", "wie viel verdiene ich"), which only a
+    number tells; not "how many languages" or "how much do i like jazz", which a statement may
+    tell by naming or saying, nor a count of people or animals."""
     folder = match_lang(lang)
     if not folder:
         return False
     plain = not writes_accents(text)
     said = " ".join(WORD.findall(text.lower()))
     said = bare(said) if plain else said
-    amounts = [bare(w) if plain else w for w in _marked_words(folder, (AMOUNT,))]
-    if not any(re.search(r"(?<!\w)%s(?!\w)" % re.escape(w), said) for w in amounts):
+
+    def says(mark: str) -> bool:
+        return any(re.search(r"(?<!\w)%s(?!\w)" % re.escape(bare(w) if plain else w), said)
+                   for w in _marked_words(folder, (mark,)))
+    if not (says(AMOUNT) and says(MEASURE)):
         return False
     prefixes = _subjects(folder)[1]
     return not any(p.startswith(("family.", "pet")) for w in WORD.findall(text.lower())
@@ -357,13 +386,17 @@ def asks_amount(text: str, lang: str) -> bool:
 
 
 def says_number(text: str, lang: str) -> bool:
-    """``text`` says a number, in digits or in words ("five", "vinte e dois"), not in an
-    article that is also "one" ("in einer kneipe", "tenho um salão")."""
+    """``text`` says a number, in digits or in words ("five", "vinte e dois"), or "one" in
+    an article before a unit, money or time ("a mile", "uma hora"); not in an article
+    elsewhere ("in einer kneipe", "tenho um salão")."""
     folder = match_lang(lang)
     language = load_language(folder) if folder else None
     articles = set(language.lists["indefinite"]) if language else set()
-    return any(c.isdigit() for c in text) or any(is_number_word(w, lang) for w in WORD.findall(text.lower())
-                                                 if w not in articles)
+    measures = _marked_words(folder, (MEASURE,)) if folder else frozenset()
+    words = WORD.findall(text.lower())
+    return any(c.isdigit() for c in text) or any(
+        (is_number_word(w, lang) and w not in articles) or (w in articles and after in measures)
+        for w, after in zip(words, words[1:] + [""]))
 
 
 def asks_ages(asked: FrozenSet[str]) -> bool:
@@ -401,6 +434,8 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
     ("trabalho" is not "o meu marido é mecânico")."""
     if not slot or not asked:
         return None
+    if ANOTHER in asked:  # someone named, not the user: a relative's fact may be theirs, no own fact is
+        return None if slot.startswith("family.") else False
     if any(_fits(slot, a) for a in asked):
         return True
     subjects = _asked_subjects(asked)
