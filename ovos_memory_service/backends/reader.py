@@ -10,9 +10,8 @@ from ovos_utils.log import LOG
 
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
-from ovos_memory_service.learning.facts.asked import (AGE, ANOTHER, COMPANY, KIN, SELF, about_another, another_named,
-                                                      answers, asked_slots, asks_ages, asks_amount, asks_unheld,
-                                                      names_a_person, names_of,
+from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
+                                                      asks_ages, asks_amount, asks_unheld, names_a_person, names_of,
                                                       names_someone, of_another, owner, says_attribute, says_number,
                                                       says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
@@ -337,9 +336,6 @@ class StoreReader:
                 elsewhere.add(turn)
         judged = {**found, **turns}
         judged.update({i: False for i in unrelated if judged.get(i) is not True})
-        if ANOTHER in asked:  # "where does Sophie work": what the user said of themselves is no answer
-            named = another_named(query, lang)
-            judged.update({i.id: False for i in theirs if not named & set(keywords(i.content, lang))})
         return judged, elsewhere - unrelated
 
     def _similarities(self, user_id: str, vector, ids: List[str], model: str):

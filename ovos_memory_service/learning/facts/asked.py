@@ -95,11 +95,6 @@ SOMEONE = "someone"
 NONE = "none"
 AMOUNT = "amount"  # words that ask a quantity ("how many miles"): a number tells it (``asks_amount``)
 MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora"): what an amount asked is in
-MINE = "mine"  # words that say something is the user's ("my", "nosso")
-# in the slots asked for: the question names someone with a capital whom the lists do not know ("where
-# does Sophie work", "onde é que a Sandra vive"), and no word of the user's: the user's own facts are
-# no answer
-ANOTHER = "another"
 
 
 @lru_cache(maxsize=16)
@@ -202,7 +197,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MINE, MEASURE}
+    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder)
@@ -211,8 +206,6 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder, plain)}
     subjects |= {subject for _, subject in by_name}
     if not subjects:
-        if slots and another_named(text, lang):
-            return frozenset(slots | {ANOTHER})
         return frozenset(slots | {SOMEONE}) if slots and _unknown_after_family(words, folder, plain) else frozenset(slots)
     slots |= PLACES if PLACE in asked else set()
     # "where does my sister live": her home, not the user's; "my sister": all of hers;
@@ -228,25 +221,6 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
         return frozenset(slots)  # a name alone ("der kleine max"): a name may be more than one person's
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
-
-
-def another_named(text: str, lang: str) -> Set[str]:
-    """The words by which ``text`` names someone with a capital the lists do not know, past
-    its first word and not after a preposition ("sophie" of "Where does Sophie work", nothing of
-    "What's my address in Porto"), when it says no word of the user's ("i", "my", "nós"); only
-    where capitals mark names alone (not German)."""
-    folder = match_lang(lang)
-    language = load_language(folder) if folder else None
-    if not language or "nouns" in language.lists["casing"]:
-        return set()
-    tokens = WORD.findall(text)
-    lower = [t.lower() for t in tokens]
-    if set(lower) & _marked_words(folder, (SELF, US, MINE)):
-        return set()
-    known = set(_asked(folder)) | stop_words(folder) | set(_subjects(folder)[1])
-    places = set(language.lists["cuts"])  # a place's prepositions ("in", "em")
-    return {word for token, word, before in zip(tokens[1:], lower[1:], lower)
-            if token[:1].isupper() and word not in known and before not in places}
 
 
 def _unknown_after_family(words: List[str], folder: str, plain: bool = False) -> bool:
@@ -434,8 +408,6 @@ def answers(slot: Optional[str], asked: FrozenSet[str], topic: bool = False) -> 
     ("trabalho" is not "o meu marido é mecânico")."""
     if not slot or not asked:
         return None
-    if ANOTHER in asked:  # someone named, not the user: a relative's fact may be theirs, no own fact is
-        return None if slot.startswith("family.") else False
     if any(_fits(slot, a) for a in asked):
         return True
     subjects = _asked_subjects(asked)
