@@ -86,8 +86,7 @@ class Forms:
         self._place = {w: i for i, w in reversed(list(enumerate(words)))}
         self._by_stem: Dict[str, List[str]] = {}
         for of in self._place:
-            # another_form's rule: a word of four letters or more, or it without its last,
-            # followed by one or two letters
+            # another_form's rule: one of the word's stems followed by one or two letters
             for stem in set(_stems(of)):
                 self._by_stem.setdefault(stem, []).append(of)
 
