@@ -99,12 +99,13 @@ MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora")
 
 @lru_cache(maxsize=16)
 def _asked(folder: str) -> Dict[str, Tuple[str, ...]]:
-    """asked.list: a word of a question -> the slots it asks for ("family" -> the words a subject follows)."""
+    """asked.list: a word of a question -> the slots it asks for ("family" -> the words a subject follows);
+    a word of the ``none`` line asks none, and is listed so that it is no form of another."""
     path = locale_dir() / folder / "facts" / "asked.list"
     found: Dict[str, Tuple[str, ...]] = {}
     for slots, words in read_pairs(path) if path.exists() else []:
         for word in words:
-            found[word] = found.get(word, ()) + tuple(slots)
+            found[word] = found.get(word, ()) + tuple(slot for slot in slots if slot != NONE)
     return found
 
 
@@ -307,13 +308,13 @@ def _word_slots(word: str, folder: str, plain: bool = False) -> Tuple[str, ...]:
     statement's words are looked up again and again."""
     own = _asked(folder)
     if word in own:
-        return tuple(slot for slot in own[word] if slot != NONE)
+        return own[word]
     listed = _forms(folder).of(word)
     if not listed and plain and word not in _subjects(folder)[1]:
         # in a text written without accents, a word without its own ("profissao"), unless the
         # word names someone as it is ("pais", parents, is no "país")
         listed = list(_unaccented(folder).get(word, ()))
-    return tuple(slot for w in listed for slot in own[w] if slot != NONE)
+    return tuple(slot for w in listed for slot in own[w])
 
 
 @lru_cache(maxsize=16)

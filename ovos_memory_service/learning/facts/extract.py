@@ -715,6 +715,7 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     if language is None:
         return []
     filler_run, questions, anywhere, at_start = _guards(folder)
+    time_lead = _time_lead(folder)
     boundary = re.compile(language.boundary, re.IGNORECASE)
     facts, seen = [], set()
     for sentence, question in _sentences(_written_out(text, language)):
@@ -724,7 +725,7 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
                 or (anywhere and anywhere.search(sentence))
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
-        subject, time_lead = "", _time_lead(folder)
+        subject = ""
         for start in starts:
             fact = _fact_at(sentence, start, subject, language, boundary)
             after = time_lead.match(sentence, start) if time_lead and not fact else None
