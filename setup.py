@@ -32,7 +32,8 @@ def semantic_requirements():
 
 
 def model_files():
-    """The tokenizer files of the default model (models/bundled/), with their licence."""
+    """The tokenizer files of the default model (models/bundled/), with their licence, and the
+    multilingual model's query map."""
     base = os.path.join(here, "ovos_memory_service", "models")
     return [os.path.relpath(os.path.join(root, n), base)
             for root, _, names in os.walk(os.path.join(base, "bundled")) for n in names]

@@ -206,30 +206,37 @@ class StoreReader:
         found = self.store.get_memories([summary.memory_id]) if summary is not None else []
         return (_by_confidence(found[0]) if found else None), rows
 
-    def score(self, scope: Scope, query: str, items: List[MemoryItem], lead: bool = True) -> List[MemoryItem]:
+    def score(self, scope: Scope, query: str, items: List[MemoryItem], lead: bool = True,
+              asked: bool = True) -> List[MemoryItem]:
         """Set every item's ``score`` to its calibrated relevance to ``query``
-        (relevance.py; ``lead`` False: from its own evidence alone); returns the items."""
-        model, evidence = self.evidence(scope, query, items)
+        (relevance.py; ``lead`` False: from its own evidence alone; ``asked``
+        False: ``query`` is a memory's text, see ``evidence``); returns the items."""
+        model, evidence = self.evidence(scope, query, items, asked)
         answers = [item.sources[0] if item.sources else item.id for item in items]  # a turn and its facts: one
         for item, score in zip(items, scores(evidence, model, answers, lead=lead)):
             item.score = score
         return items
 
-    def evidence(self, scope: Scope, query: str, items: List[MemoryItem]) -> Tuple[Optional[str], List[Evidence]]:
+    def evidence(self, scope: Scope, query: str, items: List[MemoryItem],
+                 asked: bool = True) -> Tuple[Optional[str], List[Evidence]]:
         """What each item's own words and meaning say about ``query``, and the
-        model that compared the meanings (None: none did)."""
+        model that compared the meanings (None: none did). What a person asks
+        is compared by its vector moved by the model's query map, not a topic
+        named by one word, nor a memory's own text (``asked`` False) compared
+        with what restates it (models/queries.py)."""
         if not items:
             return None, []
         words = keywords(query, scope.lang)
         related = _unnamed(topic_words(words, scope.lang), items, scope.lang)
         coverage = self.coverage(words, related, items)
+        one_word = names_a_topic(query, scope.lang)
         try:
             model, (similarity, spread) = self._compared(lambda queries: self._similarities(
-                scope.user_id, queries(query), [i.id for i in items], queries.embedder.name))
+                scope.user_id, queries(query, asked and not one_word), [i.id for i in items],
+                queries.embedder.name))
         except Unavailable:  # by words alone
             model, similarity, spread = None, {}, None
         said = normalized(query)
-        one_word = names_a_topic(query, scope.lang)
         unrelated = {item.id for item in items if item.kind == "turn" and item.role == "user"
                      and not coverage[item.id][1] and _off_topic(item.content, words, related, scope.lang)} \
             if is_question(query, scope.lang) else set()
@@ -440,6 +447,7 @@ class StoreReader:
         """Nearest memories by meaning; compares at most ``recall_embeddings_limit``
         of the newest memories the scope may see (Memori's setting)."""
         _, rows = self._compared(lambda queries: self.store.nearest(
-            self.visible(scope, kinds, where), queries(text), limit, self.config["recall_embeddings_limit"],
+            self.visible(scope, kinds, where), queries(text, not names_a_topic(text, scope.lang)), limit,
+            self.config["recall_embeddings_limit"],
             Exclude(exclude_ids, exclude_content), queries.embedder.name))
         return [_item(r, cosine_relevance(r["similarity"]), r["similarity"]) for r in rows]

@@ -511,7 +511,8 @@ class MemoryEngine(Corrections, Upkeep):
                  if m.id not in taken]
         repeats = []
         for target in targets:
-            restating = {m.id for m in self.reader.score(scope, target.content, about) if m.score >= strict}
+            restating = {m.id for m in self.reader.score(scope, target.content, about, asked=False)
+                         if m.score >= strict}
             repeats += [m for m in about if m.id in restating and (m.kind != "turn" or alone(m.id))]
             about = [m for m in about if m.id not in restating]
             taken |= {m.id for m in repeats}

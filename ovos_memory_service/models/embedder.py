@@ -125,6 +125,7 @@ class Embedder:
         # keeps a text's vector the same whatever is embedded beside it, and
         # the same as its query's (~40% fewer texts/s than batches of 16)
         self.batch_size = 1 if in_int8 else batch_size
+        self.query_map = None  # models/queries.py: none learnt for these models
         self.dim = len(self.embed_query("dimension probe"))
 
     def embed(self, texts: Sequence[str]) -> List[np.ndarray]:

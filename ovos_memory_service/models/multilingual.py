@@ -15,6 +15,9 @@ MB with the table in memory and the package's tokenizer, 22 MB now
 On this project's multilingual set it finds paraphrases in pt-pt, es-es and
 de-de far better than all-MiniLM-L6-v2, a little worse in English (README,
 "In four languages"). It embeds a query in about 0.6 ms here.
+
+A query's vector is then moved by a map learnt from questions and the
+statements that answer them (``QUERY_MAP``, models/queries.py).
 """
 import os
 from contextlib import suppress
@@ -30,6 +33,8 @@ from ovos_memory_service.models.shared import shared_model
 
 # 16 languages, numpy only
 MULTILINGUAL_MODEL = "google/universal-sentence-encoder-multilingual-3"
+# the query map's two factors (models/queries.py, moved)
+QUERY_MAP = Path(__file__).parent / "bundled" / "use-multilingual-query-map.npz"
 
 
 class MultilingualEmbedder:
@@ -49,6 +54,8 @@ class MultilingualEmbedder:
             _map_word_table(self.model, Path(cache_dir))
         self.name = MULTILINGUAL_MODEL
         self.batch_size = batch_size
+        with np.load(QUERY_MAP) as factors:
+            self.query_map = factors["u"], factors["v"]
         self.dim = len(self.embed_query("dimension probe"))
 
     def embed(self, texts: Sequence[str]) -> List[np.ndarray]:

@@ -20,7 +20,7 @@ class Counted:
         self.calls = 0
         self.started = threading.Event()
         self.release = threading.Event()
-        self.name = embedder.name
+        self.name, self.query_map = embedder.name, embedder.query_map
 
     def embed_query(self, text):
         self.calls += 1
