@@ -40,7 +40,8 @@ from ovos_memory_service.models.queries import moved  # noqa: E402
 
 BLIND = os.path.join(ROOT, "benchmarks", "understanding", "blind")
 LEARNT_FROM = [os.path.join(BLIND, name) for name in ("fresh16", "fresh17", "fresh18", "fresh19", "fresh20")]
-CHECKED_ON = [os.path.join(ROOT, "benchmarks", "understanding")]
+CHECKED_ON = [os.path.join(ROOT, "benchmarks", "understanding"), *(os.path.join(BLIND, name)
+                                                                 for name in ("fresh22", "fresh23"))]
 TEMPERATURE = 20.0  # cosines times this, before the softmax over a scenario's turns
 
 
