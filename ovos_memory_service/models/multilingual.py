@@ -20,6 +20,7 @@ A query's vector is then moved by a map learnt from questions and the
 statements that answer them (``QUERY_MAP``, models/queries.py).
 """
 import os
+import zipfile
 from contextlib import suppress
 from importlib.metadata import version
 from pathlib import Path
@@ -54,8 +55,7 @@ class MultilingualEmbedder:
             _map_word_table(self.model, Path(cache_dir))
         self.name = MULTILINGUAL_MODEL
         self.batch_size = batch_size
-        with np.load(QUERY_MAP) as factors:
-            self.query_map = factors["u"], factors["v"]
+        self.query_map = _query_map(QUERY_MAP)
         self.dim = len(self.embed_query("dimension probe"))
 
     def embed(self, texts: Sequence[str]) -> List[np.ndarray]:
@@ -64,6 +64,18 @@ class MultilingualEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.model.encode(text)
+
+
+def _query_map(path: Path):
+    """The query map's factors (models/queries.py); None when the file is
+    missing or damaged: questions are then compared unmoved, as before the map."""
+    try:
+        with np.load(path) as factors:
+            return factors["u"], factors["v"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        LOG.warning(f"the multilingual model's query map {path} could not be read ({e!r}): "
+                    f"questions are compared unmoved; reinstall ovos-memory-service to restore it")
+        return None
 
 
 def _tokenize_with_sentencepiece(model):

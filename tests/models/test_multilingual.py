@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from ovos_memory_service.common.errors import EmbeddingsUnavailable
+from ovos_memory_service.models import multilingual
 from ovos_memory_service.models.multilingual import MultilingualEmbedder
 
 TEXTS = ["a minha irmã mora em Coimbra", "¿qué deporte hago los sábados?", "Mein Hund heißt Rex.",
@@ -56,6 +57,21 @@ def test_a_cache_folder_that_cannot_be_written_keeps_the_table_in_memory(cache, 
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("")
     embedder = MultilingualEmbedder(cache_dir=not_a_folder / "models")
+    assert embedder.embed_query("olá").shape == (512,)
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "other arrays"])
+def test_a_missing_or_damaged_query_map_leaves_the_model_working_unmoved(cache, tmp_path, damage, monkeypatch):
+    """The map only moves questions (models/queries.py): without it, semantic
+    recall goes on as before it was learnt (the daemon's loader had died on the error)."""
+    path = tmp_path / "map.npz"
+    if damage == "truncated":
+        path.write_bytes(multilingual.QUERY_MAP.read_bytes()[:500])
+    elif damage == "other arrays":
+        np.savez(path, w=np.zeros(3))
+    monkeypatch.setattr(multilingual, "QUERY_MAP", path)
+    embedder = MultilingualEmbedder(cache_dir=cache)
+    assert embedder.query_map is None
     assert embedder.embed_query("olá").shape == (512,)
 
 
