@@ -15,9 +15,10 @@ every language at once. The service moves what a person asks by it
 It is learnt from the understanding sets written blind and read since
 (benchmarks/understanding/blind/, ``--learn``) and prints, for the sets named by
 ``--check`` (not learnt from), how often the question's nearest user turn is
-its answer before and after the map. The relevance weights for the model are
-then fitted on the mapped vectors (``python benchmarks/fit_relevance.py``), on
-development splits the map did not learn from.
+its answer before and after the map. The relevance weights
+(benchmarks/fit_relevance.py) were fitted before the map and kept: fitted
+again on the moved vectors they changed how a topic's one word is judged,
+which the map does not touch (docs/recall.md, 2026-12-07).
 
     python benchmarks/fit_query_map.py [--learn FOLDER ...] [--check FOLDER ...] [--out FILE]
 """
