@@ -13,7 +13,7 @@ from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
                                                       asks_ages, asks_amount, asks_unheld, names_a_person, names_of,
                                                       names_someone, of_another, owner, says_attribute, says_number,
-                                                      says_slot, tells_of)
+                                                      says_slot, slot_topic_words, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -228,8 +228,8 @@ class StoreReader:
             return None, []
         words = keywords(query, scope.lang)
         related = _unnamed(topic_words(words, scope.lang), items, scope.lang)
-        coverage = self.coverage(words, related, items)
         one_word = names_a_topic(query, scope.lang)
+        coverage = self.coverage(words, related or self._slots_topic(query, words, items, scope.lang, one_word), items)
         try:
             model, (similarity, spread) = self._compared(lambda queries: self._similarities(
                 scope.user_id, queries(query, asked and not one_word), [i.id for i in items],
@@ -258,6 +258,17 @@ class StoreReader:
                 item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
                 item.kind != "turn" or item.role == "user", wanted.get(item.id), item.id in elsewhere))
         return model, found
+
+    @staticmethod
+    def _slots_topic(query: str, words: Sequence[str], items: Sequence[MemoryItem], lang: str,
+                     one_word: bool) -> Dict[str, Tuple[str, ...]]:
+        """For a question that names no topic but asks for slots ("how do I earn my
+        keep": an occupation), each of its keywords related to the words of
+        those slots' topics (``slot_topic_words``)."""
+        if one_word or not is_question(query, lang):
+            return {}
+        told = slot_topic_words(asked_slots(query, lang), lang)
+        return _unnamed({word: told for word in words}, items, lang) if told else {}
 
     @staticmethod
     def _answers(query: str, words: Sequence[str], items: List[MemoryItem], lang: str,

@@ -824,3 +824,17 @@ def test_aches_counts_and_a_former_job_are_asked_for(lang, question, slot):
 ])
 def test_other_questions_do_not_ask_for_an_ache_or_a_count(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not True, sorted(asked_slots(question, lang))
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    # a question that names no topic but asks for a slot, and a statement that says a word of
+    # that slot's topic (topics.list) but teaches no fact: the topic is the evidence
+    ("en-us", "most weekends i'm out at the reservoir with my fishing rod", "what do i do in my spare time"),
+    ("pt-pt", "ando o dia todo no armazém a carregar paletes", "como é que ganho o pão"),
+    ("es-es", "cada noche me toca turno detrás de la barra de un bar", "cómo me gano las habichuelas"),
+])
+def test_a_question_finds_a_statement_in_the_words_of_the_slots_topic(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, said, ("tell me a fun fact", "Giraffes sleep about two hours a day."),
+                      "my sister lives by the sea", ("what's the weather like", "Sunny and mild."))
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert [m.content for m in found] == [said], [(m.content, m.score) for m in found]
