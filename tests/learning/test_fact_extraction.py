@@ -2063,3 +2063,30 @@ def test_no_ache_of_ones_own(lang, text):
 ])
 def test_grandchildren_are_counted(lang, text, count):
     assert ("family.grandchildren.count", count) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    # a question that begins with a preposition, as speech-to-text gives it (no "?")
+    ("en-us", "in which city does my sister live"), ("en-us", "with whom do i live"),
+    ("en-us", "since when do i work at the bakery"),
+    ("pt-pt", "de que terra é o meu marido"), ("pt-pt", "com quem vivo"), ("pt-pt", "para onde vou de férias"),
+    ("pt-pt", "há quanto tempo moro aqui"),
+    ("es-es", "de dónde soy"), ("es-es", "con quién vivo"), ("es-es", "adónde voy de vacaciones"),
+    ("es-es", "desde cuándo trabajo en la fábrica"), ("es-es", "de qué vivo"),
+    ("de-de", "womit verdiene ich mein geld"), ("de-de", "wofür spare ich"), ("de-de", "mit wem wohne ich"),
+    ("de-de", "seit wann arbeite ich dort"), ("de-de", "in welcher stadt wohnt meine schwester"),
+    ("de-de", "welchen verein mag ich"),
+])
+def test_a_question_that_begins_with_a_preposition_is_a_question(lang, text):
+    assert is_question(text, lang)
+    assert extract_facts(text, lang) == []
+
+
+@pytest.mark.parametrize("lang,text", [
+    # a statement that begins with a preposition stays a statement
+    ("en-us", "in the summer i work at a camp"), ("pt-pt", "com a minha irmã vivo bem"),
+    ("es-es", "con mi hermana vivo en cádiz"), ("de-de", "mit meiner schwester wohne ich in kiel"),
+    ("de-de", "seit dem sommer arbeite ich in kiel"),
+])
+def test_a_statement_that_begins_with_a_preposition_is_no_question(lang, text):
+    assert not is_question(text, lang)
