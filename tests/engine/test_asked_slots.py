@@ -794,38 +794,6 @@ def test_an_amount_asked_is_found_where_it_is_told(make_engine, lang, said, aske
     assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]
 
 
-@pytest.mark.parametrize("lang,question,slot", [
-    # an ache asked by what hurts, or by the part of the body
-    ("en-us", "what's wrong with my knee", "health.pain"),
-    ("en-us", "where do i get aches", "health.pain"),
-    ("pt-pt", "o que é que me dói", "health.pain"),
-    ("es-es", "qué me duele", "health.pain"),
-    ("de-de", "was tut mir weh", "health.pain"),
-    ("de-de", "was ist mit meiner hüfte", "health.pain"),
-    # how many of one's relatives, asked without "my"
-    ("en-us", "how many grandkids do i have", "family.grandchildren.count"),
-    ("pt-pt", "quantos netos tenho", "family.grandchildren.count"),
-    ("es-es", "cuántos nietos tengo", "family.grandchildren.count"),
-    ("de-de", "wie viele enkel habe ich", "family.grandchildren.count"),
-    ("en-us", "how many kids do i have", "family.children.count"),
-    # the work one did before retiring
-    ("en-us", "what did i do before i retired", "occupation.former"),
-    ("es-es", "a qué me dedicaba antes de la jubilación", "occupation.former"),
-    ("de-de", "was habe ich vor der rente gemacht", "occupation.former"),
-])
-def test_aches_counts_and_a_former_job_are_asked_for(lang, question, slot):
-    assert answers(slot, asked_slots(question, lang)) is True, sorted(asked_slots(question, lang))
-
-
-@pytest.mark.parametrize("lang,question,slot", [
-    # a question of something else that says a word of those is no question of them
-    ("en-us", "when do i get back from my trip", "health.pain"),
-    ("es-es", "cuántos idiomas hablo", "family.children.count"),
-])
-def test_other_questions_do_not_ask_for_an_ache_or_a_count(lang, question, slot):
-    assert answers(slot, asked_slots(question, lang)) is not True, sorted(asked_slots(question, lang))
-
-
 @pytest.mark.parametrize("lang,said,asked", [
     # a question that names no topic but asks for a slot, and a statement that says a word of
     # that slot's topic (topics.list) but teaches no fact: the topic is the evidence

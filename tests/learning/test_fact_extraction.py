@@ -2022,26 +2022,6 @@ def test_driving_once_is_no_living(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "occupation"]
 
 
-@pytest.mark.parametrize("lang,text,value", [
-    # a part of the body that aches or troubles one, the everyday ways of saying it
-    ("en-us", "my knee has been playing up since the fall", "knee"),
-    ("en-us", "i have a bad hip", "hip"),
-    ("en-us", "my back gives me trouble when it rains", "back"),
-    ("en-us", "i get pain in my shoulder at night", "shoulder"),
-    ("pt-pt", "dói-me o joelho quando subo escadas", "joelho"),
-    ("pt-pt", "tenho problemas de costas há anos", "costas"),
-    ("pt-pt", "a anca anda a dar-me problemas", "anca"),
-    ("es-es", "me duele la espalda desde hace años", "espalda"),
-    ("es-es", "tengo la rodilla fastidiada", "rodilla"),
-    ("es-es", "ando mal de la cadera", "cadera"),
-    ("de-de", "mein knie macht mir seit dem sturz probleme", "Knie"),
-    ("de-de", "ich habe rückenschmerzen", "Rücken"),
-    ("de-de", "meine schulter tut weh", "Schulter"),
-])
-def test_an_ache_is_learnt_by_the_part_of_the_body(lang, text, value):
-    assert ("health.pain", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
-
-
 @pytest.mark.parametrize("lang,text", [
     # what aches for someone else, or is no body at all, is no ache of the user's
     ("en-us", "my back garden is lovely this time of year"),
