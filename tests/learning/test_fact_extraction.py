@@ -2047,7 +2047,7 @@ def test_grandchildren_are_counted(lang, text, count):
 
 @pytest.mark.parametrize("lang,text", [
     # a question that begins with a preposition, as speech-to-text gives it (no "?")
-    ("en-us", "in which city does my sister live"), ("en-us", "with whom do i live"),
+    ("en-us", "in what city does my sister live"), ("en-us", "with whom do i live"),
     ("en-us", "since when do i work at the bakery"),
     ("pt-pt", "de que terra é o meu marido"), ("pt-pt", "com quem vivo"), ("pt-pt", "para onde vou de férias"),
     ("pt-pt", "há quanto tempo moro aqui"),
@@ -2067,6 +2067,10 @@ def test_a_question_that_begins_with_a_preposition_is_a_question(lang, text):
     ("en-us", "in the summer i work at a camp"), ("pt-pt", "com a minha irmã vivo bem"),
     ("es-es", "con mi hermana vivo en cádiz"), ("de-de", "mit meiner schwester wohne ich in kiel"),
     ("de-de", "seit dem sommer arbeite ich in kiel"),
+    # and so do sayings that open with a preposition and a question word (a review's)
+    ("en-us", "for what it's worth, i'm a nurse"), ("en-us", "from what i can tell, i'm allergic to cats"),
+    ("en-us", "to whom it may concern, i'm allergic to penicillin"), ("en-us", "in which case, i'm vegetarian"),
+    ("pt-pt", "a quem interessar possa, tenho dois filhos"),
 ])
 def test_a_statement_that_begins_with_a_preposition_is_no_question(lang, text):
     assert not is_question(text, lang)
