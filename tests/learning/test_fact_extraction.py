@@ -2023,29 +2023,6 @@ def test_driving_once_is_no_living(lang, text):
 
 
 @pytest.mark.parametrize("lang,text", [
-    # what aches for someone else, or is no body at all, is no ache of the user's
-    ("en-us", "my back garden is lovely this time of year"),
-    ("en-us", "my son's knee hurts after football"),
-    ("pt-pt", "dói-me a cabeça de tanto barulho"),
-    ("es-es", "a mi madre le duele la rodilla"),
-    ("de-de", "meine schulter ist wieder gut"),
-])
-def test_no_ache_of_ones_own(lang, text):
-    assert not [f for f in extract_facts(text, lang) if f.slot == "health.pain" and not f.negated]
-
-
-@pytest.mark.parametrize("lang,text,count", [
-    # grandchildren counted as children are
-    ("en-us", "i've got five grandkids", "five"),
-    ("pt-pt", "tenho sete netos", "sete"),
-    ("es-es", "soy abuela de tres", "tres"),
-    ("de-de", "wir haben vier enkel", "vier"),
-])
-def test_grandchildren_are_counted(lang, text, count):
-    assert ("family.grandchildren.count", count) in [(f.slot, f.value) for f in extract_facts(text, lang)]
-
-
-@pytest.mark.parametrize("lang,text", [
     # a question that begins with a preposition, as speech-to-text gives it (no "?")
     ("en-us", "in what city does my sister live"), ("en-us", "with whom do i live"),
     ("en-us", "since when do i work at the bakery"),
