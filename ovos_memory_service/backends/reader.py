@@ -229,7 +229,12 @@ class StoreReader:
         words = keywords(query, scope.lang)
         related = _unnamed(topic_words(words, scope.lang), items, scope.lang)
         one_word = names_a_topic(query, scope.lang)
-        coverage = self.coverage(words, related or self._slots_topic(query, words, items, scope.lang, one_word), items)
+        by_slots = {} if related else self._slots_topic(query, words, items, scope.lang, one_word)
+        coverage = self.coverage(words, related or by_slots, items)
+        # the slots' topic stands in for a fact not learnt: a fact, and a statement one was
+        # learnt from, are judged by their slots ("wo bin ich aufgewachsen" is no "ich wohne in ulm")
+        learnt = {item.id for item in items if item.slot} | {item.sources[0] for item in items
+                                                             if item.slot and item.sources}
         try:
             model, (similarity, spread) = self._compared(lambda queries: self._similarities(
                 scope.user_id, queries(query, asked and not one_word), [i.id for i in items],
@@ -247,6 +252,8 @@ class StoreReader:
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
+            if by_slots and item.id in learnt:
+                topical = 0.0
             if topical and item.kind == "turn" and item.role == "user" and is_question(item.content, scope.lang):
                 topical = 0.0  # "tell me a dad joke" names a word of the family in passing, and tells nothing of it
             if one_word and wanted.get(item.id) is True:

@@ -806,3 +806,16 @@ def test_a_question_finds_a_statement_in_the_words_of_the_slots_topic(make_engin
                       "my sister lives by the sea", ("what's the weather like", "Sunny and mild."))
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert [m.content for m in found] == [said], [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    # but a statement a fact was learnt from is judged by the fact's slot, not by the topic's
+    # words: where one lives now does not say where one grew up (a topic of home)
+    ("en-us", "i live in a small flat in tulsa", "where did i grow up"),
+    ("de-de", "ich wohne in einer kleinen wohnung in ulm", "wo bin ich aufgewachsen"),
+])
+def test_a_statement_with_a_fact_of_another_slot_is_not_taken_by_the_slots_topic(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, said, ("tell me a fun fact", "Giraffes sleep about two hours a day."),
+                      "my sister lives by the sea")
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
