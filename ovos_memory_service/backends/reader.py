@@ -231,10 +231,6 @@ class StoreReader:
         one_word = names_a_topic(query, scope.lang)
         by_slots = {} if related else self._slots_topic(query, words, items, scope.lang, one_word)
         coverage = self.coverage(words, related or by_slots, items)
-        # the slots' topic stands in for a fact not learnt: a fact, and a statement one was
-        # learnt from, are judged by their slots ("wo bin ich aufgewachsen" is no "ich wohne in ulm")
-        learnt = {item.id for item in items if item.slot} | {item.sources[0] for item in items
-                                                             if item.slot and item.sources}
         try:
             model, (similarity, spread) = self._compared(lambda queries: self._similarities(
                 scope.user_id, queries(query, asked and not one_word), [i.id for i in items],
@@ -246,13 +242,19 @@ class StoreReader:
                      and not coverage[item.id][1] and _off_topic(item.content, words, related, scope.lang)} \
             if is_question(query, scope.lang) else set()
         wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, unrelated)
+        # the slots' topic stands in for a fact not learnt: not where a fact answers, nor for a
+        # fact or a statement one was learnt from, judged by their slots ("wo bin ich
+        # aufgewachsen" is no "ich wohne in ulm"; "el médico" no heart operation beside a stent)
+        learnt = {item.id for item in items if item.slot} | {item.sources[0] for item in items
+                                                             if item.slot and item.sources}
+        standing_in = bool(by_slots) and True not in wanted.values()
         if asks_amount(query, scope.lang):  # "how many miles do i run": only a number tells it
             wanted.update({item.id: False for item in items
                            if not says_number(f"{item.content} {item.value or ''}", scope.lang)})
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
-            if by_slots and item.id in learnt:
+            if by_slots and (not standing_in or item.id in learnt):
                 topical = 0.0
             if topical and item.kind == "turn" and item.role == "user" and is_question(item.content, scope.lang):
                 topical = 0.0  # "tell me a dad joke" names a word of the family in passing, and tells nothing of it

@@ -819,3 +819,14 @@ def test_a_statement_with_a_fact_of_another_slot_is_not_taken_by_the_slots_topic
                       "my sister lives by the sea")
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert not found, [(m.content, m.score) for m in found]
+
+
+def test_the_slots_topic_does_not_take_the_lead_from_a_fact_that_answers(make_engine):
+    """Where a fact of the slot asked for answers, a statement that only says a word of the
+    slot's topic is not raised above it ("el médico" is a word of health, not a heart operation)."""
+    said = "me han puesto un marcapasos"
+    engine, sc = told(make_engine, "es-es", said, "el médico me ha quitado la sal y el tabaco",
+                      ("cuéntame algo curioso", "Las jirafas duermen solo dos horas al día."))
+    found = engine.recall(sc, "qué operación del corazón me hicieron", 5, engine.config["recall_relevance_threshold"])
+    assert found and found[0].content == said and "el médico me ha quitado la sal y el tabaco" not in \
+        [m.content for m in found], [(m.content, m.score) for m in found]
