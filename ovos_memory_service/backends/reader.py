@@ -13,7 +13,7 @@ from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
                                                       asks_ages, asks_amount, asks_unheld, names_a_person, names_of,
                                                       names_someone, of_another, owner, says_attribute, says_number,
-                                                      says_slot, slot_topic_words, tells_of)
+                                                      says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -228,9 +228,8 @@ class StoreReader:
             return None, []
         words = keywords(query, scope.lang)
         related = _unnamed(topic_words(words, scope.lang), items, scope.lang)
+        coverage = self.coverage(words, related, items)
         one_word = names_a_topic(query, scope.lang)
-        by_slots = {} if related else self._slots_topic(query, words, items, scope.lang, one_word)
-        coverage = self.coverage(words, related or by_slots, items)
         try:
             model, (similarity, spread) = self._compared(lambda queries: self._similarities(
                 scope.user_id, queries(query, asked and not one_word), [i.id for i in items],
@@ -242,20 +241,12 @@ class StoreReader:
                      and not coverage[item.id][1] and _off_topic(item.content, words, related, scope.lang)} \
             if is_question(query, scope.lang) else set()
         wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, unrelated)
-        # the slots' topic stands in for a fact not learnt: not where a fact answers, nor for a
-        # fact or a statement one was learnt from, judged by their slots ("wo bin ich
-        # aufgewachsen" is no "ich wohne in ulm"; "el médico" no heart operation beside a stent)
-        learnt = {item.id for item in items if item.slot} | {item.sources[0] for item in items
-                                                             if item.slot and item.sources}
-        standing_in = bool(by_slots) and True not in wanted.values()
         if asks_amount(query, scope.lang):  # "how many miles do i run": only a number tells it
             wanted.update({item.id: False for item in items
                            if not says_number(f"{item.content} {item.value or ''}", scope.lang)})
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
-            if by_slots and (not standing_in or item.id in learnt):
-                topical = 0.0
             if topical and item.kind == "turn" and item.role == "user" and is_question(item.content, scope.lang):
                 topical = 0.0  # "tell me a dad joke" names a word of the family in passing, and tells nothing of it
             if one_word and wanted.get(item.id) is True:
@@ -267,17 +258,6 @@ class StoreReader:
                 item.kind == "turn" and says_nothing(item.content, scope.lang), one_word,
                 item.kind != "turn" or item.role == "user", wanted.get(item.id), item.id in elsewhere))
         return model, found
-
-    @staticmethod
-    def _slots_topic(query: str, words: Sequence[str], items: Sequence[MemoryItem], lang: str,
-                     one_word: bool) -> Dict[str, Tuple[str, ...]]:
-        """For a question that names no topic but asks for slots ("how do I earn my
-        keep": an occupation), each of its keywords related to the words of
-        those slots' topics (``slot_topic_words``)."""
-        if one_word or not is_question(query, lang):
-            return {}
-        told = slot_topic_words(asked_slots(query, lang), lang)
-        return _unnamed({word: told for word in words}, items, lang) if told else {}
 
     @staticmethod
     def _answers(query: str, words: Sequence[str], items: List[MemoryItem], lang: str,

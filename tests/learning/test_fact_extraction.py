@@ -2020,34 +2020,3 @@ def test_kids_and_drivers_as_people_say_them(lang, text, slot, value):
 ])
 def test_driving_once_is_no_living(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "occupation"]
-
-
-@pytest.mark.parametrize("lang,text", [
-    # a question that begins with a preposition, as speech-to-text gives it (no "?")
-    ("en-us", "in what city does my sister live"), ("en-us", "with whom do i live"),
-    ("en-us", "since when do i work at the bakery"),
-    ("pt-pt", "de que terra é o meu marido"), ("pt-pt", "com quem vivo"), ("pt-pt", "para onde vou de férias"),
-    ("pt-pt", "há quanto tempo moro aqui"),
-    ("es-es", "de dónde soy"), ("es-es", "con quién vivo"), ("es-es", "adónde voy de vacaciones"),
-    ("es-es", "desde cuándo trabajo en la fábrica"), ("es-es", "de qué vivo"),
-    ("de-de", "womit verdiene ich mein geld"), ("de-de", "wofür spare ich"), ("de-de", "mit wem wohne ich"),
-    ("de-de", "seit wann arbeite ich dort"), ("de-de", "in welcher stadt wohnt meine schwester"),
-    ("de-de", "welchen verein mag ich"),
-])
-def test_a_question_that_begins_with_a_preposition_is_a_question(lang, text):
-    assert is_question(text, lang)
-    assert extract_facts(text, lang) == []
-
-
-@pytest.mark.parametrize("lang,text", [
-    # a statement that begins with a preposition stays a statement
-    ("en-us", "in the summer i work at a camp"), ("pt-pt", "com a minha irmã vivo bem"),
-    ("es-es", "con mi hermana vivo en cádiz"), ("de-de", "mit meiner schwester wohne ich in kiel"),
-    ("de-de", "seit dem sommer arbeite ich in kiel"),
-    # and so do sayings that open with a preposition and a question word (a review's)
-    ("en-us", "for what it's worth, i'm a nurse"), ("en-us", "from what i can tell, i'm allergic to cats"),
-    ("en-us", "to whom it may concern, i'm allergic to penicillin"), ("en-us", "in which case, i'm vegetarian"),
-    ("pt-pt", "a quem interessar possa, tenho dois filhos"),
-])
-def test_a_statement_that_begins_with_a_preposition_is_no_question(lang, text):
-    assert not is_question(text, lang)

@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words, topics
+from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words
 from ovos_memory_service.common.words import Forms, bare, keywords, topical, writes_accents
 from ovos_memory_service.learning.facts.extract import before_relative, is_number_word, load_language
 
@@ -177,27 +177,6 @@ def names_of(facts: Iterable[Tuple[Optional[str], Optional[str]]], lang: str,
             found |= {(w, f"{parts[0]}.{kind}") for w in keywords(value, lang)
                       for kind in (ALSO.get(parts[1], (parts[1],)) if parts[0] == "family" else (parts[1],))}
     return tuple(sorted(found))
-
-
-@lru_cache(maxsize=16)
-def _slot_topics(folder: str, lang: str) -> Dict[str, FrozenSet[str]]:
-    """slot -> the words of the topics (topics.list) that asked.list's words for it name
-    ("occupation": "job", "career"... name the topic of work: "mechanic", "shift", "office")."""
-    known, found = topics(lang), {}
-    for word, slots in _asked(folder).items():
-        for slot in slots if word in known else ():
-            found[slot] = found.get(slot, frozenset()) | frozenset(known[word])
-    return found
-
-
-def slot_topic_words(slots: Iterable[str], lang: str) -> Tuple[str, ...]:
-    """The topic words of the slots a question asks for (``asked_slots``), by
-    their first part too ("health" of "health.pain"): "como é que eu ganho a
-    vida" asks for an occupation, and "vendo peixe no mercado" says a word of
-    its topic, though the question names none."""
-    folder = match_lang(lang)
-    known = _slot_topics(folder, lang) if folder else {}
-    return tuple(sorted({w for slot in slots for key in (slot, slot.split(".")[0]) for w in known.get(key, ())}))
 
 
 @lru_cache(maxsize=256)
