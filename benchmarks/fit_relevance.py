@@ -29,6 +29,12 @@ queries, questions whose answer is returned, topic words that find their facts
 (and items of other topics), and items returned for never-said questions.
 
     python benchmarks/fit_relevance.py [--models NAME ...] [--data FOLDER ...]
+
+A set with no development split (benchmarks/understanding/blind/) is measured with the current
+weights, not fitted: its "question answered" and "never-said items" are what
+benchmarks/understanding.py reports through the bus as returned and never-said items (checked on
+fresh22 and fresh23), in seconds; with ``--records`` the evidence is kept, to try other
+weights on it.
 """
 import argparse
 import math
@@ -230,6 +236,11 @@ def main():
                 pickle.dump(records, f)
 
     every = [r for found in records.values() for r in found]
+    if not any(r["split"] == "dev" for r in every):  # a set written blind: measured, not fitted
+        for model in args.models:
+            print(f"== {model} on {', '.join(MODELS[model])}: {len(records[model])} queries")
+            show("current", "test", measures(records[model], model, None, "test"))
+        return
     keywords = relevance.Fitted(fit_evidence(judged_pairs(every, "dev", False)))
     keywords = replace(keywords, best=fit_best(
         [{**r, "memories": [(replace(ev, similarity=None, standout=0.0), *rest)
