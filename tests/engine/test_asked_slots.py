@@ -177,6 +177,13 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     # a sister is no answer to whether one has a brother
     ("pt-pt", "a minha irmã marta vive em londres", "tenho algum irmão"),
     ("es-es", "mi hermana carmen vive en sevilla", "tengo algún hermano"),
+    # asked by everyday verbs that asked.list ties to slots of wide topics ("hören", "andar":
+    # health aids; "fish": a diet): a word of such a topic is no answer (a review's, of a change
+    # taken back on 2026-12-07)
+    ("de-de", "mir tut seit montag der rücken weh", "was höre ich gern"),
+    ("pt-pt", "tenho dores nas costas há uma semana", "onde é que eu costumo andar"),
+    ("es-es", "me duele la espalda desde el lunes", "dónde me gusta caminar"),
+    ("en-us", "i had bacon and eggs for breakfast", "what fish did i catch"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -792,19 +799,3 @@ def test_an_amount_asked_is_found_where_it_is_told(make_engine, lang, said, aske
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]
-
-
-@pytest.mark.parametrize("lang,said,asked", [
-    # questions about what was never said, asked by everyday verbs that asked.list ties to
-    # slots of wide topics ("hören", "andar": health aids; "fish": a diet): a statement that
-    # only says a word of such a topic is no answer (a review's, of a change taken back)
-    ("de-de", "mir tut seit montag der rücken weh", "was höre ich gern"),
-    ("pt-pt", "tenho dores nas costas há uma semana", "onde é que eu costumo andar"),
-    ("es-es", "me duele la espalda desde el lunes", "dónde me gusta caminar"),
-    ("en-us", "i had bacon and eggs for breakfast", "what fish did i catch"),
-])
-def test_a_question_by_an_everyday_verb_gets_nothing_never_said(make_engine, lang, said, asked):
-    engine, sc = told(make_engine, lang, said, ("tell me a fun fact", "Giraffes sleep about two hours a day."),
-                      "my sister lives by the sea")
-    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
-    assert not found, [(m.content, m.score) for m in found]
