@@ -12,7 +12,7 @@ from typing import Callable, List, Optional, Sequence
 from ovos_utils.log import LOG
 
 from ovos_memory_service.backends.base import Backend, Context
-from ovos_memory_service.backends.focus import focus
+from ovos_memory_service.backends.focus import focus, mentioned_time
 from ovos_memory_service.backends.fusion import fuse
 from ovos_memory_service.backends.inject import assemble, render_context, tool_call_id
 from ovos_memory_service.backends.relevance import most_relevant
@@ -104,14 +104,16 @@ class CompositeBackend(Backend):
         calls = [(m, (lambda m=m: m.candidates(scope, utterance, raw_window, window, fetch, where, kinds,
                                                exclude_content)))
                  for m, _ in self.retrievers]
-        results = self._run(calls, "recall")
+        started = self._start(calls)
+        # the date a question mentions is read while the members search (the parser is slow)
+        target = mentioned_time(utterance, scope.lang, time.time()) if self.time_boost else None
+        results = self._results(started, "recall")
         lists = [r for r in results if r is not None]
         weights = [w for (_, w), r in zip(self.retrievers, results) if r is not None]
         hits, brief = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup), set()
         if self.neighbor_weight and hits:
             hits, brief = self._lift_neighbors(scope, hits, raw_window, exclude_content, where, kinds)
-        hits = focus(hits, utterance, scope.lang, time.time(), self.speaker_boost,
-                     self.time_boost, self.time_scale_days)
+        hits = focus(hits, utterance, target, self.speaker_boost, self.time_boost, self.time_scale_days)
         return self.reader.whole(hits[:keep], brief)
 
     def candidates(self, scope, utterance: str, raw_window, window, limit: int = 0, where: str = "",
@@ -194,6 +196,7 @@ class CompositeBackend(Backend):
             member.close()
 
     def build(self, scope, utterance, now):
+        self.reader.embed_ahead(scope, utterance)
         # the plain members' blocks (facts) are made while the retrievers search
         blocks_started = self._start(self._block_calls(scope, utterance, now))
         raw_window = self.raw_window(scope, now)

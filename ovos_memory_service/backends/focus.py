@@ -43,17 +43,17 @@ def names(text: str):
         r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", folded) is not None
 
 
-def focus(hits: List[MemoryItem], text: str, lang: str, now: float, speaker_boost: float = 0.0,
+def focus(hits: List[MemoryItem], text: str, target: Optional[float], speaker_boost: float = 0.0,
           time_boost: float = 0.0, time_scale_days: float = 7.0) -> List[MemoryItem]:
     """Re-rank in place: x(1 + speaker_boost) for a named speaker, x(1 +
-    time_boost / (1 + days away / time_scale_days)) near a mentioned date."""
+    time_boost / (1 + days away / time_scale_days)) near ``target``, the
+    date ``text`` mentions (``mentioned_time``; None: none)."""
     if not hits or not (speaker_boost or time_boost):
         return hits
     named = names(text) if speaker_boost else (lambda name: False)
-    target = mentioned_time(text, lang, now) if time_boost else None
     for hit in hits:
         if speaker_boost and named(hit.name):
             hit.rank_score *= 1.0 + speaker_boost
-        if target is not None:
+        if time_boost and target is not None:
             hit.rank_score *= 1.0 + time_boost / (1.0 + abs(hit.created_at - target) / (time_scale_days * DAY_S))
     return sorted(hits, key=lambda item: item.rank_score, reverse=True)

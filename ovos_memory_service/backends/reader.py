@@ -206,6 +206,13 @@ class StoreReader:
         found = self.store.get_memories([summary.memory_id]) if summary is not None else []
         return (_by_confidence(found[0]) if found else None), rows
 
+    def embed_ahead(self, scope: Scope, query: str):
+        """Start embedding ``query`` as the members will ask for it: a build's
+        members reach it only after their own work, and it is the longest step."""
+        queries = self.queries
+        if queries is not None:
+            self.member_pool.submit(queries, query, not names_a_topic(query, scope.lang))
+
     def score(self, scope: Scope, query: str, items: List[MemoryItem], lead: bool = True,
               asked: bool = True) -> List[MemoryItem]:
         """Set every item's ``score`` to its calibrated relevance to ``query``

@@ -48,6 +48,21 @@ def test_hybrid_default_recalls_by_keywords_and_by_meaning(make_engine):
     assert engine.stats(sc)["memory_module"] == "composite"
 
 
+
+@pytest.mark.parametrize("utterance", ["what is the name of my pet?", "music"])
+def test_a_build_embeds_its_utterance_once(make_engine, monkeypatch, utterance):
+    """The build starts the utterance's embedding before its members' own work
+    (reader.embed_ahead); members and scoring then share that one vector."""
+    engine = make_engine()
+    fill(engine, scope(session="old"))
+    engine.wait_idle()
+    embedder, embedded = engine.reader.queries.embedder, []
+    embed_query = embedder.embed_query
+    monkeypatch.setattr(embedder, "embed_query", lambda text: embedded.append(text) or embed_query(text))
+    found = engine.build_context(scope(session="new"), utterance)
+    assert embedded == [utterance]
+    assert found.memories
+
 def test_primary_member_provides_the_window(make_engine):
     engine = composite(make_engine, members=[
         {"module": "ovos-memory-plugin-lexical", "config": {"max_history": 2}},
