@@ -15,6 +15,7 @@ from ovos_memory_service.backends.base import Backend, Context
 from ovos_memory_service.backends.focus import focus, mentioned_time
 from ovos_memory_service.backends.fusion import fuse
 from ovos_memory_service.backends.inject import assemble, render_context, tool_call_id
+from ovos_memory_service.backends.local_rag import LocalRagBackend
 from ovos_memory_service.backends.relevance import most_relevant
 from ovos_memory_service.backends.retrieval import RetrievalBackend
 from ovos_memory_service.backends.window import trim_window
@@ -64,6 +65,8 @@ class CompositeBackend(Backend):
         self.block_kinds = tuple({k for m in self.members if not isinstance(m, RetrievalBackend)
                                   for k in m.block_kinds})
         self.settings = block.inject
+        # a member searches by meaning: a build starts the utterance's embedding first
+        self.embeds = any(isinstance(m, LocalRagBackend) or getattr(m, "embeds", False) for m in self.members)
 
     @property
     def retrievers(self):
@@ -81,8 +84,10 @@ class CompositeBackend(Backend):
     def _start(self, calls):
         return [(member, self.reader.member_pool.submit(fn)) for member, fn in calls]
 
-    def _results(self, started, what: str):
-        wait([future for _, future in started], timeout=self.member_timeout)
+    def _results(self, started, what: str, since: Optional[float] = None):
+        """``since``: when the members started (time.monotonic), if not now."""
+        spent = time.monotonic() - since if since is not None else 0.0
+        wait([future for _, future in started], timeout=max(0.0, self.member_timeout - spent))
         results = []
         for member, future in started:
             if not future.done():
@@ -104,10 +109,10 @@ class CompositeBackend(Backend):
         calls = [(m, (lambda m=m: m.candidates(scope, utterance, raw_window, window, fetch, where, kinds,
                                                exclude_content)))
                  for m, _ in self.retrievers]
-        started = self._start(calls)
+        started, since = self._start(calls), time.monotonic()
         # the date a question mentions is read while the members search (the parser is slow)
         target = mentioned_time(utterance, scope.lang, time.time()) if self.time_boost else None
-        results = self._results(started, "recall")
+        results = self._results(started, "recall", since)
         lists = [r for r in results if r is not None]
         weights = [w for (_, w), r in zip(self.retrievers, results) if r is not None]
         hits, brief = fuse(lists, weights, self.fusion, self.rrf_k, self.dedup), set()
@@ -196,7 +201,8 @@ class CompositeBackend(Backend):
             member.close()
 
     def build(self, scope, utterance, now):
-        self.reader.embed_ahead(scope, utterance)
+        if self.embeds:
+            self.reader.embed_ahead(scope, utterance)
         # the plain members' blocks (facts) are made while the retrievers search
         blocks_started = self._start(self._block_calls(scope, utterance, now))
         raw_window = self.raw_window(scope, now)

@@ -178,10 +178,12 @@ class StoreReader:
         self.semantic_error: Optional[str] = "semantic recall is starting"
         # where the members of every composite run (backends/composite.py)
         self.member_pool = ThreadPoolExecutor(MEMBER_THREADS, thread_name_prefix="memory-member")
+        self.ahead_pool = ThreadPoolExecutor(1, thread_name_prefix="memory-query")  # embed_ahead
 
     def close(self):
         """Let the members' threads end (after the last build: the engine closes its reader last)."""
         self.member_pool.shutdown(wait=True)
+        self.ahead_pool.shutdown(wait=True)
 
     @property
     def timeout_s(self) -> float:
@@ -208,10 +210,12 @@ class StoreReader:
 
     def embed_ahead(self, scope: Scope, query: str):
         """Start embedding ``query`` as the members will ask for it: a build's
-        members reach it only after their own work, and it is the longest step."""
+        members reach it only after their own work, and it is the longest step.
+        On a thread of its own, never one a member waits for; whoever asks
+        first embeds it, the others share that vector (models/queries.py)."""
         queries = self.queries
         if queries is not None:
-            self.member_pool.submit(queries, query, not names_a_topic(query, scope.lang))
+            self.ahead_pool.submit(queries, query, not names_a_topic(query, scope.lang))
 
     def score(self, scope: Scope, query: str, items: List[MemoryItem], lead: bool = True,
               asked: bool = True) -> List[MemoryItem]:

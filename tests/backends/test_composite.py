@@ -1,5 +1,7 @@
 """The composite backend: members, primary, fusion, deadlines, nesting, boosts."""
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -51,8 +53,8 @@ def test_hybrid_default_recalls_by_keywords_and_by_meaning(make_engine):
 
 @pytest.mark.parametrize("utterance", ["what is the name of my pet?", "music"])
 def test_a_build_embeds_its_utterance_once(make_engine, monkeypatch, utterance):
-    """The build starts the utterance's embedding before its members' own work
-    (reader.embed_ahead); members and scoring then share that one vector."""
+    """One embedding a build: the one started ahead (reader.embed_ahead), the
+    members' and the scoring's are one vector."""
     engine = make_engine()
     fill(engine, scope(session="old"))
     engine.wait_idle()
@@ -62,6 +64,48 @@ def test_a_build_embeds_its_utterance_once(make_engine, monkeypatch, utterance):
     found = engine.build_context(scope(session="new"), utterance)
     assert embedded == [utterance]
     assert found.memories
+
+
+@pytest.mark.parametrize("members, filled", [([{"module": "recency"}], True), ([LEXICAL], False)])
+def test_a_composite_that_searches_no_meaning_embeds_nothing_ahead(make_engine, monkeypatch, members, filled):
+    engine = composite(make_engine, semantic=True, members=members)
+    if filled:
+        fill(engine, scope(session="old"))
+    engine.wait_idle()
+    embedder, embedded = engine.reader.queries.embedder, []
+    embed_query = embedder.embed_query
+    monkeypatch.setattr(embedder, "embed_query", lambda text: embedded.append(text) or embed_query(text))
+    for utterance in ("what is the name of my pet?", "where do I work?", "music"):
+        engine.build_context(scope(session="new"), utterance)
+    engine.close()  # its threads done: an embedding started ahead has finished
+    assert embedded == []
+
+
+def test_a_slow_embedding_keeps_no_member_waiting_for_a_thread(make_engine, monkeypatch):
+    """Many builds at once leave few free threads for the members: the embedding
+    started ahead must not take one of them (a member kept waiting past its
+    deadline is skipped, and its memories with it)."""
+    engine = composite(make_engine, semantic=True, member_timeout=0.5,
+                       members=[LEXICAL, RAG, {"module": "ovos-memory-plugin-entity"}])
+    fill(engine, scope(session="old"))
+    engine.wait_idle()
+    release = threading.Event()
+    embedder = engine.reader.queries.embedder
+    embed_query = embedder.embed_query
+
+    def slow(text):
+        release.wait(2)
+        return embed_query(text)
+    monkeypatch.setattr(embedder, "embed_query", slow)
+    two_threads = ThreadPoolExecutor(2, thread_name_prefix="memory-member")
+    monkeypatch.setattr(engine.reader, "member_pool", two_threads)
+    try:
+        found = engine.build_context(scope(session="new"), "Radiohead")
+    finally:
+        release.set()
+        two_threads.shutdown(wait=True)
+    assert "My favourite band is Radiohead" in [m.content for m in found.memories]
+
 
 def test_primary_member_provides_the_window(make_engine):
     engine = composite(make_engine, members=[
