@@ -23,6 +23,14 @@ from ovos_memory_service.common.blocks import canonical_name, composite_block, p
 from ovos_memory_service.common.items import KINDS, MemoryItem
 
 
+def _embeds_the_utterance(member: Backend) -> bool:
+    """A member that searches by the meaning of the utterance alone (one that
+    asks with the history embeds the earlier turns with it)."""
+    if isinstance(member, LocalRagBackend):
+        return member.query_mode != "history" or not member.query_history_turns
+    return isinstance(member, CompositeBackend) and member.embeds
+
+
 class CompositeBackend(Backend):
     """Keys: ``members`` [{module, config, weight}], ``primary``, ``fusion``,
     ``rrf_k`` (60), ``max_num_results`` (5), ``member_fetch_k`` (2x),
@@ -65,8 +73,8 @@ class CompositeBackend(Backend):
         self.block_kinds = tuple({k for m in self.members if not isinstance(m, RetrievalBackend)
                                   for k in m.block_kinds})
         self.settings = block.inject
-        # a member searches by meaning: a build starts the utterance's embedding first
-        self.embeds = any(isinstance(m, LocalRagBackend) or getattr(m, "embeds", False) for m in self.members)
+        # a member searches by the utterance's meaning: a build starts its embedding first
+        self.embeds = any(_embeds_the_utterance(m) for m in self.members)
 
     @property
     def retrievers(self):
@@ -201,8 +209,14 @@ class CompositeBackend(Backend):
             member.close()
 
     def build(self, scope, utterance, now):
-        if self.embeds:
-            self.reader.embed_ahead(scope, utterance)
+        ahead = self.reader.embed_ahead(scope, utterance) if self.embeds else None
+        try:
+            return self._build(scope, utterance, now)
+        finally:
+            if ahead is not None:
+                ahead.cancel()  # not started yet: this build needs it no more
+
+    def _build(self, scope, utterance, now):
         # the plain members' blocks (facts) are made while the retrievers search
         blocks_started = self._start(self._block_calls(scope, utterance, now))
         raw_window = self.raw_window(scope, now)

@@ -3,7 +3,7 @@ semantic recall and the evidence of relevance, as MemoryItems. The store
 locks its own reads, so composite members run side by side."""
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ovos_utils.log import LOG
@@ -183,7 +183,7 @@ class StoreReader:
     def close(self):
         """Let the members' threads end (after the last build: the engine closes its reader last)."""
         self.member_pool.shutdown(wait=True)
-        self.ahead_pool.shutdown(wait=True)
+        self.ahead_pool.shutdown(wait=True, cancel_futures=True)
 
     @property
     def timeout_s(self) -> float:
@@ -208,14 +208,17 @@ class StoreReader:
         found = self.store.get_memories([summary.memory_id]) if summary is not None else []
         return (_by_confidence(found[0]) if found else None), rows
 
-    def embed_ahead(self, scope: Scope, query: str):
+    def embed_ahead(self, scope: Scope, query: str) -> Optional[Future]:
         """Start embedding ``query`` as the members will ask for it: a build's
         members reach it only after their own work, and it is the longest step.
         On a thread of its own, never one a member waits for; whoever asks
-        first embeds it, the others share that vector (models/queries.py)."""
+        first embeds it, the others share that vector (models/queries.py).
+        Cancel the future returned once the build is over: if it has not
+        started by then, it never will."""
         queries = self.queries
-        if queries is not None:
-            self.ahead_pool.submit(queries, query, not names_a_topic(query, scope.lang))
+        if queries is None:
+            return None
+        return self.ahead_pool.submit(queries.ahead, query, not names_a_topic(query, scope.lang))
 
     def score(self, scope: Scope, query: str, items: List[MemoryItem], lead: bool = True,
               asked: bool = True) -> List[MemoryItem]:

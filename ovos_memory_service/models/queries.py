@@ -17,6 +17,7 @@ memory's text compared with what restates it.
 """
 import threading
 from concurrent.futures import Future
+from contextlib import suppress
 
 import numpy as np
 
@@ -32,7 +33,8 @@ def moved(vector: np.ndarray, query_map) -> np.ndarray:
 
 class QueryVectors:
     """A query's embedding, computed once for a recall and the relevance
-    scores of its items (the latest ``QUERIES_KEPT`` queries are kept)."""
+    scores of its items (the latest ``QUERIES_KEPT`` queries are kept, and
+    every query still being embedded)."""
 
     def __init__(self, embedder):
         self.embedder = embedder
@@ -48,8 +50,9 @@ class QueryVectors:
             if found is None:
                 found = self._queries[key] = Future()
                 mine = True
-                while len(self._queries) > QUERIES_KEPT:
-                    self._queries.pop(next(iter(self._queries)))
+                done = [k for k, f in self._queries.items() if f.done()]
+                for oldest in done[:max(0, len(self._queries) - QUERIES_KEPT)]:
+                    del self._queries[oldest]
         if mine:
             try:
                 vector = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
@@ -61,3 +64,11 @@ class QueryVectors:
                         del self._queries[key]
                 found.set_exception(e)
         return found.result()
+
+    def ahead(self, text: str, asked: bool = False):
+        """Embed ``text`` now unless it is kept or being embedded (then nothing to wait for)."""
+        with self._lock:
+            if (text, asked) in self._queries:
+                return
+        with suppress(Exception):  # whoever asks next embeds it again, and says why
+            self(text, asked)

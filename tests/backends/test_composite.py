@@ -81,6 +81,53 @@ def test_a_composite_that_searches_no_meaning_embeds_nothing_ahead(make_engine, 
     assert embedded == []
 
 
+def test_builds_behind_a_slow_embedding_embed_each_utterance_once(make_engine, monkeypatch):
+    """While one utterance takes long to embed, quick builds go on; the
+    embeddings started ahead for them must not be made again once they are
+    over (a queue of them would outlive the 32 queries kept), nor hold up close()."""
+    engine = make_engine()
+    fill(engine, scope(session="old"))
+    engine.wait_idle()
+    utterances = ["tell me everything about my dog, slowly"] + [f"what is the name of pet {i}?" for i in range(40)]
+    embedder = engine.reader.queries.embedder
+    vectors = {u: embedder.embed_query(u) for u in utterances}
+    embedded, lock = [], threading.Lock()
+
+    def timed(text):
+        with lock:
+            embedded.append(text)
+        time.sleep(1.5 if text == utterances[0] else 0.01)
+        return vectors[text]
+    monkeypatch.setattr(embedder, "embed_query", timed)
+    slow = threading.Thread(target=engine.build_context, args=(scope(session="new"), utterances[0]))
+    slow.start()
+    time.sleep(0.1)
+    for utterance in utterances[1:]:
+        engine.build_context(scope(session="new"), utterance)
+    slow.join()
+    started = time.monotonic()
+    engine.close()
+    assert time.monotonic() - started < 1.0
+    assert sorted(embedded) == sorted(utterances)
+
+
+def test_a_member_that_asks_with_the_history_gets_no_embedding_ahead(make_engine, monkeypatch):
+    """A local-rag member with ``query_mode: history`` embeds the earlier turns
+    with the utterance: the utterance alone is embedded only if scoring needs it."""
+    history = {"module": "ovos-memory-plugin-local-rag",
+               "config": {"retrieval": {"query_mode": "history", "query_history_turns": 3}}}
+    engine = composite(make_engine, semantic=True, members=[LEXICAL, history])
+    now = scope(session="now")
+    exchange(engine, now, "hello there", "hi")  # the live conversation: never recalled
+    engine.wait_idle()
+    embedder, embedded = engine.reader.queries.embedder, []
+    embed_query = embedder.embed_query
+    monkeypatch.setattr(embedder, "embed_query", lambda text: embedded.append(text) or embed_query(text))
+    engine.build_context(now, "what is the name of my pet?")
+    engine.close()
+    assert embedded == ["hello there what is the name of my pet?"]
+
+
 def test_a_slow_embedding_keeps_no_member_waiting_for_a_thread(make_engine, monkeypatch):
     """Many builds at once leave few free threads for the members: the embedding
     started ahead must not take one of them (a member kept waiting past its
