@@ -179,6 +179,7 @@ class StoreReader:
         # where the members of every composite run (backends/composite.py)
         self.member_pool = ThreadPoolExecutor(MEMBER_THREADS, thread_name_prefix="memory-member")
         self.ahead_pool = ThreadPoolExecutor(1, thread_name_prefix="memory-query")  # embed_ahead
+        self._ahead_slots = threading.BoundedSemaphore(2)
 
     def close(self):
         """Let the members' threads end (after the last build: the engine closes its reader last)."""
@@ -216,9 +217,11 @@ class StoreReader:
         Cancel the future returned once the build is over: if it has not
         started by then, it never will."""
         queries = self.queries
-        if queries is None:
-            return None
-        return self.ahead_pool.submit(queries.ahead, query, not names_a_topic(query, scope.lang))
+        if queries is None or not self._ahead_slots.acquire(blocking=False):
+            return None  # one running and one waiting: enough, even while one hangs
+        started = self.ahead_pool.submit(queries.ahead, query, not names_a_topic(query, scope.lang))
+        started.add_done_callback(lambda _: self._ahead_slots.release())  # done or cancelled
+        return started
 
     def score(self, scope: Scope, query: str, items: List[MemoryItem], lead: bool = True,
               asked: bool = True) -> List[MemoryItem]:

@@ -111,6 +111,29 @@ def test_builds_behind_a_slow_embedding_embed_each_utterance_once(make_engine, m
     assert sorted(embedded) == sorted(utterances)
 
 
+def test_an_embedding_that_hangs_keeps_no_queue_of_embeddings_ahead(make_engine, monkeypatch):
+    """While one utterance never finishes embedding, builds go on; at most one
+    more embedding waits to be started ahead, not one per build."""
+    engine = make_engine()
+    fill(engine, scope(session="old"))
+    engine.wait_idle()
+    release = threading.Event()
+    embedder = engine.reader.queries.embedder
+    embed_query = embedder.embed_query
+
+    def hangs(text):
+        if text == "stuck":
+            assert release.wait(30), "the test never let the embedding finish"
+        return embed_query(text)
+    monkeypatch.setattr(embedder, "embed_query", hangs)
+    try:
+        assert engine.reader.embed_ahead(scope(), "stuck") is not None
+        started = [engine.reader.embed_ahead(scope(), f"where does friend {i} live") for i in range(10)]
+        assert sum(future is not None for future in started) == 1
+    finally:
+        release.set()
+
+
 def test_a_member_that_asks_with_the_history_gets_no_embedding_ahead(make_engine, monkeypatch):
     """A local-rag member with ``query_mode: history`` embeds the earlier turns
     with the utterance: the utterance alone is embedded only if scoring needs it."""

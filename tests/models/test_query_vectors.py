@@ -65,7 +65,7 @@ def test_a_failed_embedding_is_tried_again(model):
 def test_a_query_being_embedded_is_kept_however_many_come_after(model):
     """Many other queries while one is slow to embed: its later askers share
     its vector, they do not embed it again (only finished queries are dropped)."""
-    release, calls = threading.Event(), []
+    started, release, calls = threading.Event(), threading.Event(), []
 
     class SlowFirst:
         name, query_map = model.name, model.query_map
@@ -73,11 +73,13 @@ def test_a_query_being_embedded_is_kept_however_many_come_after(model):
         def embed_query(self, text):
             calls.append(text)
             if text == "what is my dog called":
+                started.set()
                 assert release.wait(30), "the test never let the embedding finish"
             return model.embed_query(text)
     queries = QueryVectors(SlowFirst())
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(queries, "what is my dog called")
+        assert started.wait(30)
         for i in range(40):
             queries(f"where does friend {i} live")
         again = pool.submit(queries, "what is my dog called")
