@@ -28,6 +28,20 @@ def fill(engine, sc):
     exchange(engine, sc, "My favourite band is Radiohead", "Great taste")
 
 
+def watch_embeddings(engine, monkeypatch, first=lambda text: None):
+    """The texts the engine's model embeds from now on, in order; ``first(text)``
+    runs before each (to make it slow)."""
+    embedder, embedded = engine.reader.queries.embedder, []
+    embed_query = embedder.embed_query
+
+    def watched(text):
+        embedded.append(text)
+        first(text)
+        return embed_query(text)
+    monkeypatch.setattr(embedder, "embed_query", watched)
+    return embedded
+
+
 @pytest.fixture
 def plugin_path(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(install_plugin(tmp_path / "site")))
@@ -58,9 +72,7 @@ def test_a_build_embeds_its_utterance_once(make_engine, monkeypatch, utterance):
     engine = make_engine()
     fill(engine, scope(session="old"))
     engine.wait_idle()
-    embedder, embedded = engine.reader.queries.embedder, []
-    embed_query = embedder.embed_query
-    monkeypatch.setattr(embedder, "embed_query", lambda text: embedded.append(text) or embed_query(text))
+    embedded = watch_embeddings(engine, monkeypatch)
     found = engine.build_context(scope(session="new"), utterance)
     assert embedded == [utterance]
     assert found.memories
@@ -72,9 +84,7 @@ def test_a_composite_that_searches_no_meaning_embeds_nothing_ahead(make_engine, 
     if filled:
         fill(engine, scope(session="old"))
     engine.wait_idle()
-    embedder, embedded = engine.reader.queries.embedder, []
-    embed_query = embedder.embed_query
-    monkeypatch.setattr(embedder, "embed_query", lambda text: embedded.append(text) or embed_query(text))
+    embedded = watch_embeddings(engine, monkeypatch)
     for utterance in ("what is the name of my pet?", "where do I work?", "music"):
         engine.build_context(scope(session="new"), utterance)
     engine.close()  # its threads done: an embedding started ahead has finished
@@ -89,16 +99,8 @@ def test_builds_behind_a_slow_embedding_embed_each_utterance_once(make_engine, m
     fill(engine, scope(session="old"))
     engine.wait_idle()
     utterances = ["tell me everything about my dog, slowly"] + [f"what is the name of pet {i}?" for i in range(40)]
-    embedder = engine.reader.queries.embedder
-    vectors = {u: embedder.embed_query(u) for u in utterances}
-    embedded, lock = [], threading.Lock()
-
-    def timed(text):
-        with lock:
-            embedded.append(text)
-        time.sleep(1.5 if text == utterances[0] else 0.01)
-        return vectors[text]
-    monkeypatch.setattr(embedder, "embed_query", timed)
+    embedded = watch_embeddings(engine, monkeypatch,
+                                lambda text: time.sleep(1.5 if text == utterances[0] else 0.01))
     slow = threading.Thread(target=engine.build_context, args=(scope(session="new"), utterances[0]))
     slow.start()
     time.sleep(0.1)
@@ -118,14 +120,11 @@ def test_an_embedding_that_hangs_keeps_no_queue_of_embeddings_ahead(make_engine,
     fill(engine, scope(session="old"))
     engine.wait_idle()
     release = threading.Event()
-    embedder = engine.reader.queries.embedder
-    embed_query = embedder.embed_query
 
     def hangs(text):
         if text == "stuck":
             assert release.wait(30), "the test never let the embedding finish"
-        return embed_query(text)
-    monkeypatch.setattr(embedder, "embed_query", hangs)
+    watch_embeddings(engine, monkeypatch, hangs)
     try:
         assert engine.reader.embed_ahead(scope(), "stuck") is not None
         started = [engine.reader.embed_ahead(scope(), f"where does friend {i} live") for i in range(10)]
@@ -143,9 +142,7 @@ def test_a_member_that_asks_with_the_history_gets_no_embedding_ahead(make_engine
     now = scope(session="now")
     exchange(engine, now, "hello there", "hi")  # the live conversation: never recalled
     engine.wait_idle()
-    embedder, embedded = engine.reader.queries.embedder, []
-    embed_query = embedder.embed_query
-    monkeypatch.setattr(embedder, "embed_query", lambda text: embedded.append(text) or embed_query(text))
+    embedded = watch_embeddings(engine, monkeypatch)
     engine.build_context(now, "what is the name of my pet?")
     engine.close()
     assert embedded == ["hello there what is the name of my pet?"]
@@ -160,13 +157,7 @@ def test_a_slow_embedding_keeps_no_member_waiting_for_a_thread(make_engine, monk
     fill(engine, scope(session="old"))
     engine.wait_idle()
     release = threading.Event()
-    embedder = engine.reader.queries.embedder
-    embed_query = embedder.embed_query
-
-    def slow(text):
-        release.wait(2)
-        return embed_query(text)
-    monkeypatch.setattr(embedder, "embed_query", slow)
+    watch_embeddings(engine, monkeypatch, lambda text: release.wait(2))
     two_threads = ThreadPoolExecutor(2, thread_name_prefix="memory-member")
     monkeypatch.setattr(engine.reader, "member_pool", two_threads)
     try:
