@@ -11,7 +11,7 @@ from ovos_config import Configuration
 from ovos_utils.log import LOG
 
 from ovos_memory_service.common.access import check_levels
-from ovos_memory_service.common.blocks import BUILTIN_NAMES, ENTRY_POINT_NAMES
+from ovos_memory_service.common.blocks import BUILTIN_NAMES, ENTRY_POINT_NAMES, llm_endpoint
 
 DEFAULT_MEMORY_MODULE = "ovos-memory-plugin-composite"
 # hybrid recall: the recent window, keywords and meaning fused by rank, and the
@@ -70,6 +70,10 @@ DEFAULTS = {
     # memory.recall in English: a cross-encoder reorders its first ``candidates`` (extra
     # "rerank"; models/reranker.py); off without the extra or with enabled false
     "rerank": {"enabled": True, "candidates": 25},
+    # memory.recall and forgetting by topic judged by a chat model (engine/judge.py): an
+    # OpenAI-compatible endpoint reads the ``candidates`` best memories with the question; ""
+    # (the default) asks none, and then nothing leaves the device
+    "judge": {"api_url": "", "model": "", "api_key": "", "request_timeout": 5, "candidates": 8},
     # the vector index is compacted this often while it receives vectors
     "vector_compact_minutes": 10,
     # where memories are kept: "sqlite" (SQLite + LanceDB in data_dir, one process) or
@@ -93,7 +97,7 @@ DEFAULTS = {
              "refresh_seconds": 3, "max_upload_mb": 32},
 }
 # nested objects merged key by key over their defaults
-NESTED = ("embeddings", "rerank", "voice", "store", "access_levels", "page")
+NESTED = ("embeddings", "rerank", "judge", "voice", "store", "access_levels", "page")
 PAGE_LIMITS = {"port": (0, 65535), "link_minutes": (0.01, 24 * 60), "session_minutes": (0.01, 60 * 24 * 365),
                "login_attempts_per_minute": (1, 1000), "refresh_seconds": (0, 3600), "max_upload_mb": (1, 1024)}
 PAGE_INTEGERS = ("port", "login_attempts_per_minute", "max_upload_mb")
@@ -204,6 +208,7 @@ def validate(config: dict):
     candidates = rerank.get("candidates")
     if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 50:
         raise ValueError(f"memory_service.rerank.candidates must be an integer from 1 to 50, got {candidates!r}")
+    check_judge(config["judge"])
     if not isinstance(config["voice"], dict):
         raise ValueError("memory_service.voice must be an object")
     for key, (low, high) in VOICE_LIMITS.items():
@@ -222,6 +227,21 @@ def validate(config: dict):
     threads = config["embeddings"].get("threads") or 0
     if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
         raise ValueError("memory_service.embeddings.threads must be an integer from 0 to 64")
+
+
+def check_judge(judge) -> None:
+    """The ``judge`` block: an endpoint, or ``api_url`` "" for none; ValueError naming the key."""
+    if not isinstance(judge, dict):
+        raise ValueError("memory_service.judge must be an object")
+    try:
+        llm_endpoint(judge, "")
+    except ValueError as e:
+        raise ValueError(f"memory_service.judge.{e}") from None
+    if judge.get("request_timeout") is None:
+        raise ValueError("memory_service.judge.request_timeout must be a number of seconds")
+    candidates = judge.get("candidates")
+    if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 25:
+        raise ValueError(f"memory_service.judge.candidates must be an integer from 1 to 25, got {candidates!r}")
 
 
 def check_page(page) -> None:

@@ -27,11 +27,12 @@ from ovos_memory_service.backends.window import live_window
 from ovos_memory_service.common.items import EXPLICIT_KINDS, KINDS, MemoryItem, normalized
 from ovos_memory_service.engine.personas import PersonaRegistry
 from ovos_memory_service.engine.turns import TurnWriter
-from ovos_memory_service.backends.relevance import saying_something_first
+from ovos_memory_service.backends.relevance import most_relevant, saying_something_first
 from ovos_memory_service.common.resources import is_english
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Store, open_store
 from ovos_memory_service.engine.corrections import Corrections
+from ovos_memory_service.engine.judge import Judge, JudgeUnavailable, judge_of
 from ovos_memory_service.engine.upkeep import Upkeep
 from ovos_memory_service.learning.embedding_worker import EmbeddingWorker
 from ovos_memory_service.models.embedder import OFFLINE_MODELS, load_embedder
@@ -354,12 +355,23 @@ class MemoryEngine(Corrections, Upkeep):
     # ------------------------------------------------------------ long term
     def recall(self, scope: Scope, query: str, limit: Optional[int] = None,
                threshold: Optional[float] = None, kinds: Sequence[str] = KINDS,
-               where: str = "user") -> List[MemoryItem]:
+               where: str = "user", judged: bool = True) -> List[MemoryItem]:
         """Memori's recall(): the most relevant memories of the user, best first,
-        found the way the persona's backend recalls (hybrid by default)."""
+        found the way the persona's backend recalls (hybrid by default);
+        ``judged``: by the configured judge too (engine/judge.py)."""
         limit = limit or self.config["recall_facts_limit"]
         if threshold is None:
             threshold = self.config["recall_relevance_threshold"]
+        judge = judge_of(self.config) if judged else None
+        if judge is not None:
+            try:
+                return self._recalled(scope, query, limit, threshold, kinds, where, judge)
+            except JudgeUnavailable as e:
+                LOG.warning(f"memory.recall is not judged: {e}")
+        return self._recalled(scope, query, limit, threshold, kinds, where)
+
+    def _recalled(self, scope: Scope, query: str, limit: int, threshold: float, kinds: Sequence[str],
+                  where: str, judge: Optional[Judge] = None) -> List[MemoryItem]:
         backend = self.backend(scope.persona_id)
         if not can_recall(backend):
             backend = self.personas.default_backend()
@@ -370,9 +382,14 @@ class MemoryEngine(Corrections, Upkeep):
         reranker = self.reranker if settings["enabled"] and is_english(self.lang(scope)) \
             and not names_a_topic(query, self.lang(scope)) else None
         top = settings["candidates"]
+        wanted = max(limit, top if reranker else 0, judge.candidates if judge else 0)
         with self.background.foreground():
-            found = backend.relevant(scope, query, max(limit, top) if reranker else limit, threshold, where, kinds)
-            if reranker is not None:
+            # the judge weighs the candidates below the threshold too
+            found = backend.relevant(scope, query, wanted, 0.0 if judge else threshold, where, kinds)
+        if judge is not None:  # outside: background work need not wait for the endpoint
+            found = most_relevant(judge.judged(query, found), threshold, self.lang(scope))
+        if reranker is not None:
+            with self.background.foreground():
                 found = saying_something_first(self._reranked(reranker, query, found, top, scope, kinds, where),
                                                self.lang(scope))
         return found[:limit]
@@ -489,8 +506,15 @@ class MemoryEngine(Corrections, Upkeep):
         recall's order, whose own evidence reaches ``threshold`` (their score
         then is that evidence's): a memory is not forgotten for being the best
         of what is left once the answer is gone."""
-        found = self.recall(scope, query, 50, 0.0, kinds, where)
-        return [m for m in self.reader.score(scope, query, found, lead=False) if m.score >= threshold][:limit]
+        found = self.reader.score(scope, query, self.recall(scope, query, 50, 0.0, kinds, where, judged=False),
+                                  lead=False)
+        judge = judge_of(self.config)
+        if judge is not None:
+            try:
+                found = judge.judged(query, found)
+            except JudgeUnavailable as e:
+                LOG.warning(f"forgetting is not judged: {e}")
+        return [m for m in found if m.score >= threshold][:limit]
 
     def _answering(self, scope: Scope, query: str, targets: List[MemoryItem], kinds: Sequence[str],
                    where: str) -> List[MemoryItem]:
@@ -507,8 +531,8 @@ class MemoryEngine(Corrections, Upkeep):
 
         def alone(turn_id: str) -> bool:
             return learnt.get(turn_id, set()) <= taken
-        about = [m for m in self.recall(scope, query, 50, self.config["recall_relevance_threshold"], kinds, where)
-                 if m.id not in taken]
+        about = [m for m in self.recall(scope, query, 50, self.config["recall_relevance_threshold"], kinds, where,
+                                        judged=False) if m.id not in taken]
         repeats = []
         for target in targets:
             restating = {m.id for m in self.reader.score(scope, target.content, about, asked=False)

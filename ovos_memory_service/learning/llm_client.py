@@ -1,6 +1,7 @@
-"""An OpenAI-compatible chat client, for the background work only (summaries
-and facts): nothing else in the service talks to the network, and nothing a
-turn waits for calls it.
+"""An OpenAI-compatible chat client, for the background work (summaries and
+facts) and the judge of recall (engine/judge.py), each only where its endpoint
+is configured: nothing else in the service talks to the network, and no
+context build or stored turn waits for it.
 
 - Every call has a total deadline (``request_timeout``), retries inside it with
   backoff, and raises :class:`LLMUnavailable` when the endpoint is down, hung,

