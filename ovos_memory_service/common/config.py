@@ -230,18 +230,26 @@ def validate(config: dict):
 
 
 def check_judge(judge) -> None:
-    """The ``judge`` block: an endpoint, or ``api_url`` "" for none; ValueError naming the key."""
+    """The ``judge`` block: an endpoint, or ``api_url`` "" for none, its other keys
+    right either way; ValueError naming the key."""
     if not isinstance(judge, dict):
         raise ValueError("memory_service.judge must be an object")
+    if not isinstance(judge.get("api_url"), str):
+        raise ValueError("memory_service.judge.api_url must be an http(s) URL or \"\"")
+    for key in ("model", "api_key"):
+        if not isinstance(judge.get(key), str):
+            raise ValueError(f"memory_service.judge.{key} must be a string")
+    timeout = judge.get("request_timeout")
+    # a bus client waits 10 s for a reply: the judge must have answered or been given up by then
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0.1 <= timeout <= 8:
+        raise ValueError(f"memory_service.judge.request_timeout must be seconds from 0.1 to 8, got {timeout!r}")
+    candidates = judge.get("candidates")
+    if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 25:
+        raise ValueError(f"memory_service.judge.candidates must be an integer from 1 to 25, got {candidates!r}")
     try:
         llm_endpoint(judge, "")
     except ValueError as e:
         raise ValueError(f"memory_service.judge.{e}") from None
-    if judge.get("request_timeout") is None:
-        raise ValueError("memory_service.judge.request_timeout must be a number of seconds")
-    candidates = judge.get("candidates")
-    if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 25:
-        raise ValueError(f"memory_service.judge.candidates must be an integer from 1 to 25, got {candidates!r}")
 
 
 def check_page(page) -> None:

@@ -365,6 +365,7 @@ class MemoryEngine(Corrections, Upkeep):
         judge = judge_of(self.config) if judged else None
         if judge is not None:
             try:
+                judge.check()
                 return self._recalled(scope, query, limit, threshold, kinds, where, judge)
             except JudgeUnavailable as e:
                 LOG.warning(f"memory.recall is not judged: {e}")
@@ -475,7 +476,7 @@ class MemoryEngine(Corrections, Upkeep):
             if threshold is None:
                 threshold = self.config["forget_relevance_threshold"]
             targets = self._clearly_about(scope, query, limit or self.config["recall_facts_limit"], threshold,
-                                          kinds, where)
+                                          kinds, where, dry_run)
             targets += self._answering(scope, query, targets, kinds, where)
         store = self.store
         with store.transaction():
@@ -501,17 +502,18 @@ class MemoryEngine(Corrections, Upkeep):
         return targets
 
     def _clearly_about(self, scope: Scope, query: str, limit: int, threshold: float, kinds: Sequence[str],
-                       where: str) -> List[MemoryItem]:
+                       where: str, dry_run: bool = False) -> List[MemoryItem]:
         """What forgetting by ``query`` takes: the first ``limit`` memories, in
         recall's order, whose own evidence reaches ``threshold`` (their score
         then is that evidence's): a memory is not forgotten for being the best
-        of what is left once the answer is gone."""
+        of what is left once the answer is gone. A judge's verdict weighs too,
+        but only a dry run, whose list is confirmed, takes more for it (engine/judge.py)."""
         found = self.reader.score(scope, query, self.recall(scope, query, 50, 0.0, kinds, where, judged=False),
                                   lead=False)
         judge = judge_of(self.config)
         if judge is not None:
             try:
-                found = judge.judged(query, found)
+                found = judge.judged(query, found, raise_found=dry_run)
             except JudgeUnavailable as e:
                 LOG.warning(f"forgetting is not judged: {e}")
         return [m for m in found if m.score >= threshold][:limit]

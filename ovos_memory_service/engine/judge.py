@@ -11,13 +11,17 @@ reads the question and the memories together. It is given the
 ``candidates`` best of them (in recall's order, the one who asks's only), and
 says which answer the question or are about the topic: those score
 ``JUDGED``, the others at most ``REJECTED``. An exact match keeps its 1, a
-turn that says nothing its 0, and the memories past the candidates keep
-their own scores.
+turn that says nothing or the rules set aside its 0, and the memories past
+the candidates keep their own scores. A forget by topic raises what the judge
+finds only in a dry run, whose list a person confirms (the voice, the page and
+``ovos-memory`` then forget those ids); forgetting outright, the judge may only
+take memories out of what their own evidence found.
 
 It costs one request per recall or forgetting (never a context build, which
 never waits on a model). An endpoint that fails, is slow past
 ``request_timeout``, or answers neither numbers nor "none" leaves every score
-as it was (``JudgeUnavailable``).
+as it was (``JudgeUnavailable``); its failures open a breaker of the judge's
+own, so the background's facts and summaries on the same endpoint go on.
 """
 import re
 from typing import List, Optional, Set
@@ -33,21 +37,29 @@ MAX_TOKENS = 64
 MAX_CHARS = 400
 INSTRUCTIONS = (
     "You judge which of a person's memories answer their question, or are about the topic "
-    "they name. The memories are numbered; each is something the person said (\"I said\") or "
-    "their assistant said (\"assistant\"), in any language. A memory that only mentions the "
-    "same person or thing without telling what is asked does not answer. Reply with the "
-    "numbers of the memories that do, separated by commas, or with the word none. Nothing else.")
-NONE = re.compile(r"\W*none\W*", re.I)
-SEPARATORS = re.compile(r"[\s,;.&]+|\band\b", re.I)
+    "they name. The memories are numbered; each is something the person said, something their "
+    "assistant said, or something known about the person, in any language. A memory that only "
+    "mentions the same person or thing without telling what is asked does not answer. Reply "
+    "with the numbers of the memories that do, separated by commas, or with the word none. "
+    "Nothing else.")
+NONE = re.compile(r"\W*none( of them)?\W*", re.I)
+SEPARATORS = re.compile(r"[\s,;&]+|\band\b", re.I)
+NUMBER = re.compile(r"[0-9]+\.?")  # "2." as some models write it; not "1.5" nor "²"
 
 
 class JudgeUnavailable(Exception):
     """No verdict: scores stay as they were."""
 
 
+def _said_by(item: MemoryItem) -> str:
+    if item.kind != "turn":
+        return "known about me"
+    return "I said" if item.role == "user" else "my assistant said"
+
+
 def prompt(query: str, items: List[MemoryItem]) -> List[dict]:
-    lines = [f"{n}. ({'I said' if item.kind != 'turn' or item.role == 'user' else 'assistant'}) "
-             f"{' '.join(item.content.split())[:MAX_CHARS]}" for n, item in enumerate(items, 1)]
+    lines = [f"{n}. ({_said_by(item)}) {' '.join(item.content.split())[:MAX_CHARS]}"
+             for n, item in enumerate(items, 1)]
     return [{"role": "system", "content": INSTRUCTIONS},
             {"role": "user", "content": f"Question or topic: {' '.join(query.split())}\n\nMemories:\n"
                                         + "\n".join(lines)}]
@@ -59,9 +71,9 @@ def verdict(reply: str, count: int) -> Set[int]:
     if NONE.fullmatch(reply):
         return set()
     words = [w for w in SEPARATORS.split(reply) if w]
-    if not words or not all(w.isdigit() for w in words):
+    if not words or not all(NUMBER.fullmatch(w) for w in words):
         raise JudgeUnavailable("the judge answered neither numbers nor none")
-    places = {int(w) - 1 for w in words}
+    places = {int(w.rstrip(".")) - 1 for w in words}
     if not all(0 <= p < count for p in places):
         raise JudgeUnavailable("the judge named memories it was not given")
     return places
@@ -69,22 +81,34 @@ def verdict(reply: str, count: int) -> Set[int]:
 
 class Judge:
     def __init__(self, endpoint: Endpoint, candidates: int):
-        self.client = ChatClient(*endpoint)
+        self.client = ChatClient(*endpoint, purpose="judge")
         self.candidates = candidates
 
-    def judged(self, query: str, items: List[MemoryItem]) -> List[MemoryItem]:
+    def check(self):
+        """JudgeUnavailable at once while the endpoint is known to be down."""
+        try:
+            self.client.check()
+        except LLMUnavailable as e:
+            raise JudgeUnavailable(str(e)) from e
+
+    def judged(self, query: str, items: List[MemoryItem], raise_found: bool = True) -> List[MemoryItem]:
         """``items`` (in recall's order), the first ``candidates`` of those with
-        a score between 0 and 1 scored by the verdict; JudgeUnavailable without one."""
+        a score between 0 and 1 scored by the verdict (``raise_found`` False:
+        it may only lower them); JudgeUnavailable without one."""
         asked = [item for item in items if 0.0 < item.score < 1.0][:self.candidates]
         if not asked:
             return items
         try:
-            reply = self.client.complete(prompt(query, asked), MAX_TOKENS)
-        except LLMUnavailable as e:
-            raise JudgeUnavailable(str(e)) from e
-        found = verdict(reply, len(asked))
+            found = verdict(self.client.complete(prompt(query, asked), MAX_TOKENS), len(asked))
+        except JudgeUnavailable:
+            raise
+        except Exception as e:  # whatever the endpoint answered, recall answers without it
+            raise JudgeUnavailable(f"the judge's answer could not be read ({type(e).__name__})") from e
         for place, item in enumerate(asked):
-            item.score = JUDGED if place in found else min(item.score, REJECTED)
+            if place not in found:
+                item.score = min(item.score, REJECTED)
+            elif raise_found:
+                item.score = JUDGED
         return items
 
 

@@ -62,33 +62,42 @@ _models: Dict[str, str] = {}
 _shared = threading.Lock()
 
 
-def breaker_for(api_url: str) -> Breaker:
+def breaker_for(key: str) -> Breaker:
     with _shared:
-        return _breakers.setdefault(api_url, Breaker())
+        return _breakers.setdefault(key, Breaker())
+
+
+def _content(reply) -> str:
+    """choices[0].message.content (or choices[0].text) of a chat reply, whatever its shape."""
+    choices = reply.get("choices") if isinstance(reply, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    message = choice.get("message")
+    text = (message.get("content") if isinstance(message, dict) else None) or choice.get("text")
+    if not isinstance(text, str):
+        raise LLMUnavailable("the reply has no choices[0].message.content")
+    return text
 
 
 class ChatClient:
+    """``purpose``: callers with other deadlines keep breakers of their own (a
+    judge that gives up after seconds must not shut the background out)."""
+
     def __init__(self, api_url: str = DEFAULT_API_URL, model: str = "", api_key: str = "",
-                 timeout: float = 30):
+                 timeout: float = 30, purpose: str = "background"):
         self.api_url = api_url.rstrip("/")
         self.model = model
         self.api_key = api_key
         self.timeout = timeout
-        self.breaker = breaker_for(self.api_url)
+        self.breaker = breaker_for(f"{purpose} {self.api_url}")
 
     def complete(self, messages: List[dict], max_tokens: int) -> str:
         """The assistant's answer to ``messages``; LLMUnavailable when there is none."""
-        with _shared:
-            self.breaker.check()
+        self.check()
         deadline = time.monotonic() + self.timeout
         try:
             body = {"model": self.model_name(deadline), "messages": messages,
                     "max_tokens": max_tokens, "temperature": 0, "stream": False}
-            reply = self._request("POST", "/chat/completions", deadline, body)
-            choice = (reply.get("choices") or [{}])[0]
-            text = (choice.get("message") or {}).get("content") or choice.get("text")
-            if not isinstance(text, str):
-                raise LLMUnavailable("the reply has no choices[0].message.content")
+            text = _content(self._request("POST", "/chat/completions", deadline, body))
         except LLMUnavailable:
             with _shared:
                 self.breaker.failed()
@@ -98,6 +107,11 @@ class ChatClient:
         with _shared:
             self.breaker.succeeded()
         return THINKING.sub("", text).strip()
+
+    def check(self):
+        """LLMUnavailable at once while the breaker is open."""
+        with _shared:
+            self.breaker.check()
 
     def model_name(self, deadline: float) -> str:
         """The configured model, else the first one the server lists (asked once)."""

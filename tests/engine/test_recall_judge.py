@@ -5,13 +5,18 @@ is returned and forgotten although said in other words; a near miss it rejects
 is not. Without an answer from it, everything is as without a judge.
 
 The model is a stand-in here (tests/openai_stub.py) that judges by a word per
-query (``VERDICTS``); tests/engine/test_recall_judge_real.py asks a real one."""
+query (``VERDICTS``); tests/learning/test_llm_real.py asks a real one."""
+import json
 import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from ovos_memory_service.common.config import build_config
 from ovos_memory_service.common.items import KINDS
+from ovos_memory_service.engine.judge import JudgeUnavailable, verdict
+from ovos_memory_service.learning.llm_client import ChatClient, LLMUnavailable
 from tests.helpers import exchange, scope
 from tests.openai_stub import OpenAIStub
 
@@ -27,7 +32,7 @@ VERDICTS = {
 }
 
 
-def verdict(messages) -> str:
+def stand_in(messages) -> str:
     prompt = messages[-1]["content"]
     query = next(q for q in VERDICTS if q in prompt)
     word = VERDICTS[query]
@@ -37,7 +42,7 @@ def verdict(messages) -> str:
 
 @pytest.fixture
 def judge():
-    server = OpenAIStub(answer=verdict).start()
+    server = OpenAIStub(answer=stand_in).start()
     yield server
     server.stop()
 
@@ -71,7 +76,7 @@ def test_a_topic_said_in_other_words_is_recalled_and_forgotten_when_the_judge_fi
     assert contents(engine.recall(sc, topic))[:1] == [trip]
     listed = {m.id for m in engine.forget(sc, query=topic, dry_run=True, limit=20)}
     assert set(said) <= listed and not listed & set(kept)  # the trip and the reply that answered it
-    engine.forget(sc, query=topic, limit=20)
+    engine.forget(sc, ids=sorted(listed))  # what was read back, as the voice, the CLI and the page confirm
     left = contents(engine.list(sc, KINDS, 200, 0)[0])
     assert trip not in left and reply not in left and other in left
 
@@ -115,6 +120,95 @@ def test_the_judge_reads_only_the_best_candidates_of_the_one_who_asks(make_engin
     assert "bob" not in prompt
 
 
+def test_a_forget_by_query_without_a_dry_run_takes_nothing_more_for_the_judge(make_engine, tmp_path, judge):
+    """Only what is read back is confirmed: a judge that names every memory it is
+    given must not make a forget that lists nothing first delete them."""
+    sc = scope()
+    plain = make_engine(data_dir=str(tmp_path / "plain"))
+    engine = judged_engine(make_engine, judge.url)
+    judge.answer = lambda messages: ", ".join(re.findall(r"^(\d+)\. ", messages[-1]["content"], re.M))
+    for e in (plain, engine):
+        exchange(e, sc, "my dog is called rex", "Nice.")
+        exchange(e, sc, "i play tennis on sundays", "Fun.")
+        e.wait_idle()
+    expected = contents(plain.forget(sc, query="hobbies", limit=20))
+    assert sorted(contents(engine.forget(sc, query="hobbies", limit=20))) == sorted(expected)
+    assert judge.requests
+    assert "my dog is called rex" in contents(engine.list(sc, KINDS, 200, 0)[0])
+
+
+class OddReplies:
+    """An endpoint that answers every chat with ``body`` (HTTP 200, any JSON)."""
+
+    def __init__(self):
+        self.body = None
+        odd = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                self._send({"data": [{"id": "m"}]})
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                self._send(odd.body)
+
+            def _send(self, body):
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+def chat(content):
+    return {"choices": [{"message": {"role": "assistant", "content": content}}]}
+
+
+@pytest.mark.parametrize("body", [{"choices": ["1"]}, {"choices": [{"message": "1"}]}, {"choices": {"0": 1}},
+                                  {"error": "x"}, chat("²"), chat("1.5"), chat("[1, 2]")])
+def test_a_reply_of_any_shape_leaves_recall_and_forgetting_as_without_a_judge(make_engine, tmp_path, body):
+    odd = OddReplies()
+    odd.body = body
+    sc = scope()
+    plain = make_engine(data_dir=str(tmp_path / "plain"))
+    engine = judged_engine(make_engine, odd.url)
+    try:
+        for e in (plain, engine):
+            exchange(e, sc, "we went hiking in the alps last summer", "Lovely.")
+            exchange(e, sc, "i work at the post office", "Okay.")
+            e.wait_idle()
+        for query in ("travel", "where do i work"):
+            assert [(m.content, m.score) for m in engine.recall(sc, query, threshold=0.0)] == \
+                [(m.content, m.score) for m in plain.recall(sc, query, threshold=0.0)]
+            assert contents(engine.forget(sc, query=query, dry_run=True, limit=20)) == \
+                contents(plain.forget(sc, query=query, dry_run=True, limit=20))
+    finally:
+        odd.server.shutdown()
+
+
+def test_a_slow_judge_does_not_shut_the_background_out_of_the_same_endpoint(make_engine, judge):
+    """The entity and longterm backends may name the endpoint the judge does: a
+    model slower than the judge's deadline fails recalls, not their work."""
+    judge.answer = lambda messages: "1"
+    engine = judged_engine(make_engine, judge.url, request_timeout=0.5)
+    sc = scope()
+    exchange(engine, sc, "we went hiking in the alps last summer", "Lovely.")
+    engine.wait_idle()
+    judge.mode, judge.delay = "slow", 1.0
+    for _ in range(4):
+        engine.recall(sc, "travel")
+    try:
+        assert ChatClient(judge.url, "m", "", 10).complete([{"role": "user", "content": "sum up"}], 16) == "1"
+    except LLMUnavailable as e:
+        pytest.fail(f"the background's call was refused: {e}")
+
+
 @pytest.mark.parametrize("mode", ["error", "garbage", "hung", "unsure"])
 def test_without_an_answer_from_the_judge_recall_and_forgetting_are_as_without_it(
         make_engine, tmp_path, judge, mode):
@@ -151,8 +245,26 @@ def test_a_context_build_never_waits_for_the_judge(make_engine, judge):
     ({"api_url": "http://127.0.0.1:1/v1", "candidates": 0}, "candidates"),
     ({"api_url": "http://127.0.0.1:1/v1", "candidates": 26}, "candidates"),
     ({"api_url": "http://127.0.0.1:1/v1", "request_timeout": -1}, "request_timeout"),
+    ({"api_url": "http://127.0.0.1:1/v1", "request_timeout": float("nan")}, "request_timeout"),
+    ({"api_url": "http://127.0.0.1:1/v1", "request_timeout": 60}, "request_timeout"),
+    ({"api_url": "", "request_timeout": "x"}, "request_timeout"),
+    ({"api_url": "", "model": 5}, "model"),
+    ({"api_url": "", "candidates": "8"}, "candidates"),
     ("http://127.0.0.1:1/v1", "judge"),
 ])
 def test_a_judge_set_wrong_is_refused_by_name(tmp_path, block, key):
     with pytest.raises(ValueError, match=key):
         build_config({"data_dir": str(tmp_path), "judge": block})
+
+
+@pytest.mark.parametrize("reply,places", [
+    ("1, 3", {0, 2}), ("1 and 3", {0, 2}), ("2.", {1}), ("3,1,3", {0, 2}), ("None.", set()),
+    ("none of them", set()), ("1.5", None), ("²", None), ("[1, 2]", None), ("Memory 1", None), ("0", None),
+    ("4", None), ("", None), ("1. (I said) we went hiking", None),
+])
+def test_the_judges_answer_is_read_as_numbers_or_none_or_not_at_all(reply, places):
+    if places is None:
+        with pytest.raises(JudgeUnavailable):
+            verdict(reply, 3)
+    else:
+        assert verdict(reply, 3) == places
