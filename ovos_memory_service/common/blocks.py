@@ -8,6 +8,7 @@ when ovos-persona loads it, with or without the daemon. A bad value raises a
 ValueError that names its key.
 """
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 from typing import List, NamedTuple, Optional
 
 from ovos_utils.log import LOG
@@ -159,7 +160,8 @@ def llm_endpoint(config: dict, default_api_url: str = DEFAULT_API_URL) -> Option
     api_url = config.get("api_url", default_api_url)
     if not api_url:
         return None
-    if not isinstance(api_url, str) or not api_url.startswith(("http://", "https://")):
+    if not isinstance(api_url, str) or not api_url.startswith(("http://", "https://")) \
+            or not urlsplit(api_url).hostname:
         raise ValueError(f"api_url must be an http(s) URL or \"\", got {api_url!r}")
     for key in ("model", "api_key"):
         if not isinstance(config.get(key, "") or "", str):

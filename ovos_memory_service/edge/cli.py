@@ -295,7 +295,10 @@ def forget(ctx, user, persona, session, ids, query, limit, everything, kinds, dr
     else:
         data.update({"query": query, "limit": limit} if query else {"all": True})
     preview = call(ctx, "memory.forget", {**data, "dry_run": True})
-    if not as_json:
+    # nobody reads the list before it goes: forgotten by the query itself, which takes
+    # nothing for a judge alone (engine/judge.py); else exactly what was shown and confirmed
+    unread = bool(query) and (yes or as_json) and not dry_run
+    if not as_json and not (unread and preview["forgotten"]):
         memory_table(preview["memories"], f"{preview['forgotten']} memories of {data['user_id']} "
                                           + ("would be forgotten" if dry_run or not preview["forgotten"]
                                              else "will be forgotten"))
@@ -304,14 +307,22 @@ def forget(ctx, user, persona, session, ids, query, limit, everything, kinds, dr
             return emit_json({"forgotten": preview["forgotten"], "ids": preview["ids"], "dry_run": True,
                               "memories": preview["memories"]})
         return
-    if not yes and not click.confirm(f"Forget these {preview['forgotten']} memories of {data['user_id']}?"):
+    asked = f"what is clearly about {query!r}" if unread else f"these {preview['forgotten']} memories"
+    if not yes and not click.confirm(f"Forget {asked} of {data['user_id']}?"):
         raise click.Abort()
-    base = {k: v for k, v in data.items() if k not in ("ids", "query", "all")}
-    reply = {"forgotten": 0, "ids": []}
-    for start in range(0, len(preview["ids"]), 1000):  # exactly what was shown
-        part = call(ctx, "memory.forget", {**base, "ids": preview["ids"][start:start + 1000]})
-        reply["forgotten"] += part["forgotten"]
-        reply["ids"] += part["ids"]
+    if unread:
+        reply = call(ctx, "memory.forget", data)
+        if not as_json:
+            gone = set(reply["ids"])
+            memory_table([m for m in preview["memories"] if m["id"] in gone],
+                         f"{reply['forgotten']} memories of {data['user_id']} forgotten")
+    else:
+        base = {k: v for k, v in data.items() if k not in ("ids", "query", "all")}
+        reply = {"forgotten": 0, "ids": []}
+        for start in range(0, len(preview["ids"]), 1000):
+            part = call(ctx, "memory.forget", {**base, "ids": preview["ids"][start:start + 1000]})
+            reply["forgotten"] += part["forgotten"]
+            reply["ids"] += part["ids"]
     if as_json:
         return emit_json({"forgotten": reply["forgotten"], "ids": reply["ids"]})
     click.echo(f"forgot {reply['forgotten']} memories")

@@ -32,7 +32,7 @@ from ovos_memory_service.common.resources import is_english
 from ovos_memory_service.common.scope import Scope
 from ovos_memory_service.store import Store, open_store
 from ovos_memory_service.engine.corrections import Corrections
-from ovos_memory_service.engine.judge import Judge, JudgeUnavailable, judge_of
+from ovos_memory_service.engine.judge import JUDGED, Judge, JudgeUnavailable, judge_of
 from ovos_memory_service.engine.upkeep import Upkeep
 from ovos_memory_service.learning.embedding_worker import EmbeddingWorker
 from ovos_memory_service.models.embedder import OFFLINE_MODELS, load_embedder
@@ -393,6 +393,8 @@ class MemoryEngine(Corrections, Upkeep):
             with self.background.foreground():
                 found = saying_something_first(self._reranked(reranker, query, found, top, scope, kinds, where),
                                                self.lang(scope))
+            if judge is not None:  # the reranker orders within the judge's verdict, not across it
+                found.sort(key=lambda item: item.score < JUDGED)
         return found[:limit]
 
     def _reranked(self, reranker, query: str, found: List[MemoryItem], top: int, scope: Scope,

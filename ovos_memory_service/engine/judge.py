@@ -98,12 +98,10 @@ class Judge:
         asked = [item for item in items if 0.0 < item.score < 1.0][:self.candidates]
         if not asked:
             return items
-        try:
-            found = verdict(self.client.complete(prompt(query, asked), MAX_TOKENS), len(asked))
-        except JudgeUnavailable:
-            raise
-        except Exception as e:  # whatever the endpoint answered, recall answers without it
-            raise JudgeUnavailable(f"the judge's answer could not be read ({type(e).__name__})") from e
+        try:  # an answer that cannot be read counts against the endpoint's breaker
+            found = self.client.complete(prompt(query, asked), MAX_TOKENS, lambda reply: verdict(reply, len(asked)))
+        except LLMUnavailable as e:
+            raise JudgeUnavailable(str(e)) from e
         for place, item in enumerate(asked):
             if place not in found:
                 item.score = min(item.score, REJECTED)

@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import requests
 
@@ -90,14 +90,21 @@ class ChatClient:
         self.timeout = timeout
         self.breaker = breaker_for(f"{purpose} {self.api_url}")
 
-    def complete(self, messages: List[dict], max_tokens: int) -> str:
-        """The assistant's answer to ``messages``; LLMUnavailable when there is none."""
+    def complete(self, messages: List[dict], max_tokens: int, read: Optional[Callable[[str], Any]] = None):
+        """The assistant's answer to ``messages``, or what ``read`` makes of it;
+        LLMUnavailable when there is none, or ``read`` raises (an answer that
+        cannot be read counts as a failure of the endpoint)."""
         self.check()
         deadline = time.monotonic() + self.timeout
         try:
             body = {"model": self.model_name(deadline), "messages": messages,
                     "max_tokens": max_tokens, "temperature": 0, "stream": False}
-            text = _content(self._request("POST", "/chat/completions", deadline, body))
+            text = THINKING.sub("", _content(self._request("POST", "/chat/completions", deadline, body))).strip()
+            if read is not None:
+                try:
+                    text = read(text)
+                except Exception as e:
+                    raise LLMUnavailable(f"the answer could not be read: {e}") from e
         except LLMUnavailable:
             with _shared:
                 self.breaker.failed()
@@ -106,7 +113,7 @@ class ChatClient:
             raise
         with _shared:
             self.breaker.succeeded()
-        return THINKING.sub("", text).strip()
+        return text
 
     def check(self):
         """LLMUnavailable at once while the breaker is open."""

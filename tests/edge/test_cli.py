@@ -346,3 +346,24 @@ def test_stats_says_whose_remembering_is_paused(make_engine, tmp_path):
     engine.pause(scope(user="bob", session="bedroom"), "session", False)
     engine.close()
     assert re.search(r"remembering: on", ok(data_dir, "stats")), ok(data_dir, "stats")
+
+
+def test_forget_by_query_unread_takes_nothing_for_the_judge_alone(filled, monkeypatch):
+    """With --yes or --json nobody reads the list before it goes: as a forget by query
+    over the bus, memories that only a judge found are not taken (engine/judge.py);
+    here a judge that names every memory it is given."""
+    import re
+    import ovos_memory_service.edge.cli as cli_module
+    from tests.openai_stub import OpenAIStub
+    judge = OpenAIStub(answer=lambda messages: ", ".join(
+        re.findall(r"^(\d+)\. ", messages[-1]["content"], re.M))).start()
+    monkeypatch.setattr(cli_module, "read_mycroft_conf", lambda: {
+        "judge": {"api_url": judge.url, "model": "m", "request_timeout": 2}})
+    try:
+        listed = json.loads(ok(filled, "forget", "--query", "hobbies", "--dry-run", "--json"))
+        assert listed["forgotten"] > 0  # what a person who reads the list may confirm
+        done = json.loads(ok(filled, "forget", "--query", "hobbies", "--yes", "--json"))
+        assert done["forgotten"] == 0
+        assert json.loads(ok(filled, "list", "--json"))["total"] == 4
+    finally:
+        judge.stop()

@@ -209,6 +209,21 @@ def test_a_slow_judge_does_not_shut_the_background_out_of_the_same_endpoint(make
         pytest.fail(f"the background's call was refused: {e}")
 
 
+def test_at_a_low_threshold_what_the_judge_found_comes_first(make_engine, judge):
+    """In English the cross-encoder reorders recall (when installed): within the
+    judge's verdict, never across it (the page lists down to threshold 0)."""
+    judge.answer = lambda messages: ", ".join(
+        n for n, text in re.findall(r"^(\d+)\. (.*)$", messages[-1]["content"], re.M) if "paris" in text) or "none"
+    engine = judged_engine(make_engine, judge.url)
+    sc = scope()
+    for line in ["my sister ana lives in porto", "i visited paris in 2019",
+                 "last year we drove to the beach in the algarve", "my car is a blue fiat"]:
+        exchange(engine, sc, line, "Okay.")
+    engine.wait_idle()
+    found = engine.recall(sc, "where did we travel last year", 10, 0.0)
+    assert found[0].content == "i visited paris in 2019" and found[0].score == 0.9
+
+
 @pytest.mark.parametrize("mode", ["error", "garbage", "hung", "unsure"])
 def test_without_an_answer_from_the_judge_recall_and_forgetting_are_as_without_it(
         make_engine, tmp_path, judge, mode):
@@ -242,6 +257,7 @@ def test_a_context_build_never_waits_for_the_judge(make_engine, judge):
 
 @pytest.mark.parametrize("block,key", [
     ({"api_url": "ftp://judge"}, "api_url"),
+    ({"api_url": "http://"}, "api_url"),
     ({"api_url": "http://127.0.0.1:1/v1", "candidates": 0}, "candidates"),
     ({"api_url": "http://127.0.0.1:1/v1", "candidates": 26}, "candidates"),
     ({"api_url": "http://127.0.0.1:1/v1", "request_timeout": -1}, "request_timeout"),
