@@ -154,14 +154,20 @@ class Endpoint(NamedTuple):
     timeout: float
 
 
+def _host(url: str) -> Optional[str]:
+    try:
+        return urlsplit(url).hostname
+    except ValueError:  # "http://[localhost]/v1"
+        return None
+
+
 def llm_endpoint(config: dict, default_api_url: str = DEFAULT_API_URL) -> Optional[Endpoint]:
     """The seed's endpoint keys (``api_url``, ``model``, ``request_timeout``) and
     ``api_key``; None when ``api_url`` is "" (no LLM)."""
     api_url = config.get("api_url", default_api_url)
     if not api_url:
         return None
-    if not isinstance(api_url, str) or not api_url.startswith(("http://", "https://")) \
-            or not urlsplit(api_url).hostname:
+    if not isinstance(api_url, str) or not api_url.startswith(("http://", "https://")) or not _host(api_url):
         raise ValueError(f"api_url must be an http(s) URL or \"\", got {api_url!r}")
     for key in ("model", "api_key"):
         if not isinstance(config.get(key, "") or "", str):

@@ -298,7 +298,7 @@ def forget(ctx, user, persona, session, ids, query, limit, everything, kinds, dr
     # nobody reads the list before it goes: forgotten by the query itself, which takes
     # nothing for a judge alone (engine/judge.py); else exactly what was shown and confirmed
     unread = bool(query) and (yes or as_json) and not dry_run
-    if not as_json and not (unread and preview["forgotten"]):
+    if not as_json and (not unread or not preview["forgotten"]):
         memory_table(preview["memories"], f"{preview['forgotten']} memories of {data['user_id']} "
                                           + ("would be forgotten" if dry_run or not preview["forgotten"]
                                              else "will be forgotten"))
@@ -310,12 +310,8 @@ def forget(ctx, user, persona, session, ids, query, limit, everything, kinds, dr
     asked = f"what is clearly about {query!r}" if unread else f"these {preview['forgotten']} memories"
     if not yes and not click.confirm(f"Forget {asked} of {data['user_id']}?"):
         raise click.Abort()
-    if unread:
+    if unread:  # counted, not listed: it may take less than the dry run found
         reply = call(ctx, "memory.forget", data)
-        if not as_json:
-            gone = set(reply["ids"])
-            memory_table([m for m in preview["memories"] if m["id"] in gone],
-                         f"{reply['forgotten']} memories of {data['user_id']} forgotten")
     else:
         base = {k: v for k, v in data.items() if k not in ("ids", "query", "all")}
         reply = {"forgotten": 0, "ids": []}

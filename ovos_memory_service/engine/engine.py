@@ -393,8 +393,8 @@ class MemoryEngine(Corrections, Upkeep):
             with self.background.foreground():
                 found = saying_something_first(self._reranked(reranker, query, found, top, scope, kinds, where),
                                                self.lang(scope))
-            if judge is not None:  # the reranker orders within the judge's verdict, not across it
-                found.sort(key=lambda item: item.score < JUDGED)
+        if judge is not None:  # recall's order and the reranker's go within the verdict, not across it
+            found.sort(key=lambda item: item.score < JUDGED)
         return found[:limit]
 
     def _reranked(self, reranker, query: str, found: List[MemoryItem], top: int, scope: Scope,

@@ -90,6 +90,8 @@ class Judge:
             self.client.check()
         except LLMUnavailable as e:
             raise JudgeUnavailable(str(e)) from e
+        except Exception as e:  # whatever else the endpoint answered, recall answers without it
+            raise JudgeUnavailable(f"the judge's answer could not be read ({type(e).__name__})") from e
 
     def judged(self, query: str, items: List[MemoryItem], raise_found: bool = True) -> List[MemoryItem]:
         """``items`` (in recall's order), the first ``candidates`` of those with
@@ -102,6 +104,8 @@ class Judge:
             found = self.client.complete(prompt(query, asked), MAX_TOKENS, lambda reply: verdict(reply, len(asked)))
         except LLMUnavailable as e:
             raise JudgeUnavailable(str(e)) from e
+        except Exception as e:  # whatever else the endpoint answered, recall answers without it
+            raise JudgeUnavailable(f"the judge's answer could not be read ({type(e).__name__})") from e
         for place, item in enumerate(asked):
             if place not in found:
                 item.score = min(item.score, REJECTED)

@@ -128,12 +128,13 @@ class ChatClient:
             known = _models.get(self.api_url)
         if known:
             return known
-        listed = self._request("GET", "/models", deadline).get("data") or []
-        if not listed or not isinstance(listed[0], dict) or not listed[0].get("id"):
+        listed = self._request("GET", "/models", deadline).get("data")
+        first = listed[0] if isinstance(listed, list) and listed else None
+        if not isinstance(first, dict) or not isinstance(first.get("id"), str) or not first["id"]:
             raise LLMUnavailable("the server lists no model; set model")
         with _shared:
-            _models[self.api_url] = listed[0]["id"]
-        return listed[0]["id"]
+            _models[self.api_url] = first["id"]
+        return first["id"]
 
     def _request(self, method: str, path: str, deadline: float, body: Optional[dict] = None) -> dict:
         """One JSON request, retried with backoff while the deadline allows."""

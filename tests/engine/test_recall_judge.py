@@ -142,6 +142,7 @@ class OddReplies:
 
     def __init__(self):
         self.body = None
+        self.models = {"data": [{"id": "m"}]}  # what GET /models answers
         odd = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -149,7 +150,7 @@ class OddReplies:
                 pass
 
             def do_GET(self):
-                self._send({"data": [{"id": "m"}]})
+                self._send(odd.models)
 
             def do_POST(self):
                 self.rfile.read(int(self.headers["Content-Length"]))
@@ -192,6 +193,26 @@ def test_a_reply_of_any_shape_leaves_recall_and_forgetting_as_without_a_judge(ma
         odd.server.shutdown()
 
 
+@pytest.mark.parametrize("models", [{"data": {"id": "m"}}, {"data": 5}, {"data": [{"id": 7}]}, {}])
+def test_a_model_list_of_any_shape_leaves_recall_and_forgetting_as_without_a_judge(make_engine, tmp_path, models):
+    """With no judge.model set, the server's /models names the model to ask."""
+    odd = OddReplies()
+    odd.body, odd.models = chat("1"), models
+    sc = scope()
+    plain = make_engine(data_dir=str(tmp_path / "plain"))
+    engine = make_engine(judge={"api_url": odd.url, "request_timeout": 2})
+    try:
+        for e in (plain, engine):
+            exchange(e, sc, "we went hiking in the alps last summer", "Lovely.")
+            e.wait_idle()
+        assert [(m.content, m.score) for m in engine.recall(sc, "travel", threshold=0.0)] == \
+            [(m.content, m.score) for m in plain.recall(sc, "travel", threshold=0.0)]
+        assert contents(engine.forget(sc, query="travel", dry_run=True)) == \
+            contents(plain.forget(sc, query="travel", dry_run=True))
+    finally:
+        odd.server.shutdown()
+
+
 def test_a_slow_judge_does_not_shut_the_background_out_of_the_same_endpoint(make_engine, judge):
     """The entity and longterm backends may name the endpoint the judge does: a
     model slower than the judge's deadline fails recalls, not their work."""
@@ -209,12 +230,14 @@ def test_a_slow_judge_does_not_shut_the_background_out_of_the_same_endpoint(make
         pytest.fail(f"the background's call was refused: {e}")
 
 
-def test_at_a_low_threshold_what_the_judge_found_comes_first(make_engine, judge):
-    """In English the cross-encoder reorders recall (when installed): within the
-    judge's verdict, never across it (the page lists down to threshold 0)."""
+@pytest.mark.parametrize("rerank", [True, False])
+def test_at_a_low_threshold_what_the_judge_found_comes_first(make_engine, judge, rerank):
+    """Recall's order (and in English the cross-encoder's, when installed) goes
+    within the judge's verdict, never across it (the page lists down to threshold 0)."""
     judge.answer = lambda messages: ", ".join(
         n for n, text in re.findall(r"^(\d+)\. (.*)$", messages[-1]["content"], re.M) if "paris" in text) or "none"
     engine = judged_engine(make_engine, judge.url)
+    engine.config["rerank"]["enabled"] = rerank
     sc = scope()
     for line in ["my sister ana lives in porto", "i visited paris in 2019",
                  "last year we drove to the beach in the algarve", "my car is a blue fiat"]:
@@ -258,6 +281,7 @@ def test_a_context_build_never_waits_for_the_judge(make_engine, judge):
 @pytest.mark.parametrize("block,key", [
     ({"api_url": "ftp://judge"}, "api_url"),
     ({"api_url": "http://"}, "api_url"),
+    ({"api_url": "http://[localhost]/v1"}, "api_url"),
     ({"api_url": "http://127.0.0.1:1/v1", "candidates": 0}, "candidates"),
     ({"api_url": "http://127.0.0.1:1/v1", "candidates": 26}, "candidates"),
     ({"api_url": "http://127.0.0.1:1/v1", "request_timeout": -1}, "request_timeout"),
