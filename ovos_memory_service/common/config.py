@@ -205,16 +205,12 @@ def validate(config: dict):
     rerank = config["rerank"]
     if not isinstance(rerank, dict) or not isinstance(rerank.get("enabled"), bool):
         raise ValueError("memory_service.rerank must be an object with enabled true or false")
-    candidates = rerank.get("candidates")
-    if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 50:
-        raise ValueError(f"memory_service.rerank.candidates must be an integer from 1 to 50, got {candidates!r}")
+    check_integer(rerank.get("candidates"), "rerank.candidates", 1, 50)
     check_judge(config["judge"])
     if not isinstance(config["voice"], dict):
         raise ValueError("memory_service.voice must be an object")
     for key, (low, high) in VOICE_LIMITS.items():
-        value = config["voice"].get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise ValueError(f"memory_service.voice.{key} must be an integer from {low} to {high}, got {value!r}")
+        check_integer(config["voice"].get(key), f"voice.{key}", low, high)
     store = config["store"]
     if not isinstance(store, dict) or store.get("backend") not in ("sqlite", "postgresql"):
         raise ValueError("memory_service.store.backend must be \"sqlite\" or \"postgresql\"")
@@ -224,9 +220,12 @@ def validate(config: dict):
         raise ValueError("memory_service.store.schema must be a lowercase SQL name")
     config["access_levels"] = check_levels(config["access_levels"])
     check_page(config["page"])
-    threads = config["embeddings"].get("threads") or 0
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 64:
-        raise ValueError("memory_service.embeddings.threads must be an integer from 0 to 64")
+    check_integer(config["embeddings"].get("threads") or 0, "embeddings.threads", 0, 64)
+
+
+def check_integer(value, key: str, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"memory_service.{key} must be an integer from {low} to {high}, got {value!r}")
 
 
 def check_judge(judge) -> None:
@@ -243,9 +242,7 @@ def check_judge(judge) -> None:
     # a bus client waits 10 s for a reply: the judge must have answered or been given up by then
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0.1 <= timeout <= 8:
         raise ValueError(f"memory_service.judge.request_timeout must be seconds from 0.1 to 8, got {timeout!r}")
-    candidates = judge.get("candidates")
-    if isinstance(candidates, bool) or not isinstance(candidates, int) or not 1 <= candidates <= 25:
-        raise ValueError(f"memory_service.judge.candidates must be an integer from 1 to 25, got {candidates!r}")
+    check_integer(judge.get("candidates"), "judge.candidates", 1, 25)
     try:
         llm_endpoint(judge, "")
     except ValueError as e:
