@@ -90,8 +90,6 @@ class Judge:
             self.client.check()
         except LLMUnavailable as e:
             raise JudgeUnavailable(str(e)) from e
-        except Exception as e:  # whatever else the endpoint answered, recall answers without it
-            raise JudgeUnavailable(f"the judge's answer could not be read ({type(e).__name__})") from e
 
     def judged(self, query: str, items: List[MemoryItem], raise_found: bool = True) -> List[MemoryItem]:
         """``items`` (in recall's order), the first ``candidates`` of those with
