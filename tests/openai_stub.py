@@ -5,6 +5,8 @@ endpoint (no chat model can run in CI; tests/learning/test_llm_real.py covers a 
 "hung" accepts and never answers, "slow" answers after ``delay`` seconds,
 "garbage" answers 200 with a body that is not JSON, "error" answers 500.
 ``stop()`` closes the port (the endpoint is down); ``start()`` reopens it.
+``raw`` (any JSON) replaces every chat reply and ``models`` the model list,
+for endpoints that answer in shapes of their own.
 """
 import json
 import re
@@ -44,6 +46,8 @@ class OpenAIStub:
         self.held: List[str] = []  # paths of the calls the "hung" mode holds open
         self.model_lookups = 0
         self.headers: List[dict] = []
+        self.raw = None
+        self.models = {"object": "list", "data": [{"id": MODEL}]}
         self._release = threading.Event()
         self._server = None
 
@@ -88,13 +92,16 @@ class OpenAIStub:
                 stub.model_lookups += 1
                 if self._misbehave():
                     return
-                self._send(200, json.dumps({"object": "list", "data": [{"id": MODEL}]}).encode())
+                self._send(200, json.dumps(stub.models).encode())
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append(body)
                 stub.headers.append(dict(self.headers))
                 if self._misbehave():
+                    return
+                if stub.raw is not None:
+                    self._send(200, json.dumps(stub.raw).encode())
                     return
                 content = stub.answer(body["messages"])
                 self._send(200, json.dumps({"object": "chat.completion", "model": body.get("model"), "choices": [

@@ -12,9 +12,11 @@ import pytest
 from click.testing import CliRunner
 from ovos_bus_client import Message
 
+import ovos_memory_service.edge.cli as cli_module
 from ovos_memory_service.edge.cli import cli
 from ovos_memory_service.store.sqlite.connection import lock_store
 from tests.helpers import exchange, scope
+from tests.openai_stub import OpenAIStub
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -352,9 +354,6 @@ def test_forget_by_query_unread_takes_nothing_for_the_judge_alone(filled, monkey
     """With --yes or --json nobody reads the list before it goes: as a forget by query
     over the bus, memories that only a judge found are not taken (engine/judge.py);
     here a judge that names every memory it is given."""
-    import re
-    import ovos_memory_service.edge.cli as cli_module
-    from tests.openai_stub import OpenAIStub
     judge = OpenAIStub(answer=lambda messages: ", ".join(
         re.findall(r"^(\d+)\. ", messages[-1]["content"], re.M))).start()
     monkeypatch.setattr(cli_module, "read_mycroft_conf", lambda: {

@@ -6,10 +6,7 @@ is not. Without an answer from it, everything is as without a judge.
 
 The model is a stand-in here (tests/openai_stub.py) that judges by a word per
 query (``VERDICTS``); tests/learning/test_llm_real.py asks a real one."""
-import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -137,80 +134,44 @@ def test_a_forget_by_query_without_a_dry_run_takes_nothing_more_for_the_judge(ma
     assert "my dog is called rex" in contents(engine.list(sc, KINDS, 200, 0)[0])
 
 
-class OddReplies:
-    """An endpoint that answers every chat with ``body`` (HTTP 200, any JSON)."""
-
-    def __init__(self):
-        self.body = None
-        self.models = {"data": [{"id": "m"}]}  # what GET /models answers
-        odd = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                self._send(odd.models)
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                self._send(odd.body)
-
-            def _send(self, body):
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-
 def chat(content):
     return {"choices": [{"message": {"role": "assistant", "content": content}}]}
 
 
 @pytest.mark.parametrize("body", [{"choices": ["1"]}, {"choices": [{"message": "1"}]}, {"choices": {"0": 1}},
                                   {"error": "x"}, chat("²"), chat("1.5"), chat("[1, 2]")])
-def test_a_reply_of_any_shape_leaves_recall_and_forgetting_as_without_a_judge(make_engine, tmp_path, body):
-    odd = OddReplies()
-    odd.body = body
+def test_a_reply_of_any_shape_leaves_recall_and_forgetting_as_without_a_judge(make_engine, tmp_path, judge,
+                                                                              body):
+    judge.raw = body
     sc = scope()
     plain = make_engine(data_dir=str(tmp_path / "plain"))
-    engine = judged_engine(make_engine, odd.url)
-    try:
-        for e in (plain, engine):
-            exchange(e, sc, "we went hiking in the alps last summer", "Lovely.")
-            exchange(e, sc, "i work at the post office", "Okay.")
-            e.wait_idle()
-        for query in ("travel", "where do i work"):
-            assert [(m.content, m.score) for m in engine.recall(sc, query, threshold=0.0)] == \
-                [(m.content, m.score) for m in plain.recall(sc, query, threshold=0.0)]
-            assert contents(engine.forget(sc, query=query, dry_run=True, limit=20)) == \
-                contents(plain.forget(sc, query=query, dry_run=True, limit=20))
-    finally:
-        odd.server.shutdown()
+    engine = judged_engine(make_engine, judge.url)
+    for e in (plain, engine):
+        exchange(e, sc, "we went hiking in the alps last summer", "Lovely.")
+        exchange(e, sc, "i work at the post office", "Okay.")
+        e.wait_idle()
+    for query in ("travel", "where do i work"):
+        assert [(m.content, m.score) for m in engine.recall(sc, query, threshold=0.0)] == \
+            [(m.content, m.score) for m in plain.recall(sc, query, threshold=0.0)]
+        assert contents(engine.forget(sc, query=query, dry_run=True, limit=20)) == \
+            contents(plain.forget(sc, query=query, dry_run=True, limit=20))
 
 
 @pytest.mark.parametrize("models", [{"data": {"id": "m"}}, {"data": 5}, {"data": [{"id": 7}]}, {}])
-def test_a_model_list_of_any_shape_leaves_recall_and_forgetting_as_without_a_judge(make_engine, tmp_path, models):
+def test_a_model_list_of_any_shape_leaves_recall_and_forgetting_as_without_a_judge(make_engine, tmp_path, judge,
+                                                                                   models):
     """With no judge.model set, the server's /models names the model to ask."""
-    odd = OddReplies()
-    odd.body, odd.models = chat("1"), models
+    judge.raw, judge.models = chat("1"), models
     sc = scope()
     plain = make_engine(data_dir=str(tmp_path / "plain"))
-    engine = make_engine(judge={"api_url": odd.url, "request_timeout": 2})
-    try:
-        for e in (plain, engine):
-            exchange(e, sc, "we went hiking in the alps last summer", "Lovely.")
-            e.wait_idle()
-        assert [(m.content, m.score) for m in engine.recall(sc, "travel", threshold=0.0)] == \
-            [(m.content, m.score) for m in plain.recall(sc, "travel", threshold=0.0)]
-        assert contents(engine.forget(sc, query="travel", dry_run=True)) == \
-            contents(plain.forget(sc, query="travel", dry_run=True))
-    finally:
-        odd.server.shutdown()
+    engine = make_engine(judge={"api_url": judge.url, "request_timeout": 2})
+    for e in (plain, engine):
+        exchange(e, sc, "we went hiking in the alps last summer", "Lovely.")
+        e.wait_idle()
+    assert [(m.content, m.score) for m in engine.recall(sc, "travel", threshold=0.0)] == \
+        [(m.content, m.score) for m in plain.recall(sc, "travel", threshold=0.0)]
+    assert contents(engine.forget(sc, query="travel", dry_run=True)) == \
+        contents(plain.forget(sc, query="travel", dry_run=True))
 
 
 def test_a_slow_judge_does_not_shut_the_background_out_of_the_same_endpoint(make_engine, judge):
