@@ -184,6 +184,18 @@ def test_a_question_finds_its_slots_fact_however_far_its_meaning(make_engine, st
     ("pt-pt", "tenho dores nas costas há uma semana", "onde é que eu costumo andar"),
     ("es-es", "me duele la espalda desde el lunes", "dónde me gusta caminar"),
     ("en-us", "i had bacon and eggs for breakfast", "what fish did i catch"),
+    # an in-law is no son, nor a pet: their names do not answer what an in-law is called
+    ("en-us", "my son eli lives in leeds", "what is my son-in-law called"),
+    ("pt-pt", "o meu canário chama-se piloto", "como se chama o meu genro"),
+    ("es-es", "mi perro se llama toby", "cómo se llama mi yerno"),
+    ("de-de", "unser kater heißt felix", "wie heißt meine schwiegertochter"),
+    # a colour asked is told only by a colour: the vehicle said without one tells none
+    ("en-us", "i drive an old ford pickup to work", "what color is my pickup"),
+    ("en-us", "we bought a minivan when the twins were born", "which colour is our minivan"),
+    ("pt-pt", "comprei uma mota em segunda mão no verão passado", "qual é a cor da minha mota"),
+    ("pt-pt", "temos um barco pequeno no porto de pesca", "de que cor é o nosso barco"),
+    ("es-es", "tengo un seat ibiza del dos mil diez", "de qué color es mi coche"),
+    ("de-de", "wir haben uns letztes jahr einen gebrauchten golf gekauft", "welche farbe hat unser auto"),
 ])
 def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -202,6 +214,11 @@ def test_a_question_about_what_was_never_said_gets_nothing(make_engine, lang, sa
     ("pt-pt", "a minha irmã emigrou para a suíça", "em que país está a minha irmã"),
     # the topic asked said in one of its words ("frisbee" is a sport)
     ("en-us", "my son plays ultimate frisbee on saturdays", "what sport does my son play"),
+    # an in-law asked about by their word
+    ("en-us", "my daughter-in-law priya is a pharmacist", "what does my daughter-in-law do"),
+    ("pt-pt", "o meu genro é bombeiro em setúbal", "qual é a profissão do meu genro"),
+    ("es-es", "mi cuñada trabaja en una farmacia de huesca", "dónde trabaja mi cuñada"),
+    ("de-de", "mein schwiegersohn arbeitet bei der bahn", "wo arbeitet mein schwiegersohn"),
 ])
 def test_what_was_said_about_someone_answers_a_question_about_them(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -796,6 +813,21 @@ def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot)
     ("pt-pt", "moro em braga", "quanto a mim, onde é que eu moro"),
 ])
 def test_an_amount_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    ("en-us", "my pickup is a dark green ford from ninety eight", "what color is my pickup"),
+    ("en-us", "my favourite colour is teal", "what's my favorite color"),
+    ("pt-pt", "a minha mota é uma vespa vermelha", "de que cor é a minha mota"),
+    ("pt-pt", "o nosso barco é azul-escuro com uma risca branca", "qual é a cor do nosso barco"),
+    ("es-es", "tengo un seat ibiza blanco del dos mil diez", "de qué color es mi coche"),
+    ("de-de", "wir fahren einen dunkelblauen golf", "welche farbe hat unser auto"),
+    ("de-de", "unser auto ist silbern", "was für eine farbe hat unser auto"),
+])
+def test_a_colour_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]
