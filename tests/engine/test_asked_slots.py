@@ -826,6 +826,21 @@ def test_an_amount_asked_is_found_where_it_is_told(make_engine, lang, said, aske
     ("es-es", "tengo un seat ibiza blanco del dos mil diez", "de qué color es mi coche"),
     ("de-de", "wir fahren einen dunkelblauen golf", "welche farbe hat unser auto"),
     ("de-de", "unser auto ist silbern", "was für eine farbe hat unser auto"),
+    # a review's: hair and eyes, plurals, "-ish", inflections, speech-to-text without accents
+    ("en-us", "my wife is a redhead", "what colour is my wife's hair"),
+    ("en-us", "my daughter has hazel eyes like her grandmother", "what color are my daughter's eyes"),
+    ("en-us", "we painted the kids rooms in pastel greens and yellows", "what colors are the kids rooms"),
+    ("en-us", "my truck is reddish", "what color is my truck"),
+    ("es-es", "mis zapatillas nuevas son plateadas", "de qué color son mis zapatillas"),
+    ("es-es", "mi coche es marron", "de que color es mi coche"),
+    ("pt-pt", "a minha filha é ruiva", "de que cor é o cabelo da minha filha"),
+    ("pt-pt", "as nossas bicicletas são prateadas", "de que cor são as nossas bicicletas"),
+    ("de-de", "ich habe ein pinkes fahrrad", "welche farbe hat mein fahrrad"),
+    ("de-de", "wir fahren einen weissen golf", "welche farbe hat unser auto"),
+    # words of colour in a question that asks no colour
+    ("en-us", "i bought an hp laserjet printer for the office", "which colour printer did i buy"),
+    ("en-us", "i signed up for the color run in lisbon next may", "which color run did i sign up for"),
+    ("es-es", "siempre pido vino tinto con la carne", "qué color de vino pido con la carne"),
 ])
 def test_a_colour_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])

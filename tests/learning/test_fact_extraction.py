@@ -335,6 +335,15 @@ def test_several_facts_in_one_utterance_and_texts():
     assert [(f.slot, f.text) for f in facts] == [("name", "Chama-se Ana"), ("residence", "Mora no Porto")]
 
 
+@pytest.mark.parametrize("lang,text,slot", [
+    # "nora" is a daughter-in-law and a name: a friend or a daughter called Nora is still theirs
+    ("pt-pt", "a minha amiga nora mora em braga", "family.friend.nora.residence"),
+    ("pt-pt", "a minha filha nora é enfermeira", "family.daughter.nora.occupation"),
+])
+def test_a_relatives_word_that_is_also_a_name_is_the_name_after_a_relative(lang, text, slot):
+    assert [f.slot for f in extract_facts(text, lang)] == [slot]
+
+
 def test_one_question_does_not_silence_the_other_sentences():
     facts = extract_facts("I live in Porto. Where do you live?", "en-us")
     assert [(f.slot, f.value) for f in facts] == [("residence", "Porto")]

@@ -96,6 +96,7 @@ NONE = "none"
 AMOUNT = "amount"  # words that ask a quantity ("how many miles"): a number tells it (``asks_amount``)
 MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora"): what an amount asked is in
 COLOUR = "colour"  # words that ask a colour ("what color", "de que cor"): a colour tells it (``asks_colour``)
+COLOUR_ENDING = 4  # letters a colour's other forms add to it: "greens", "reddish", "redhead", "amarillas"
 
 
 @lru_cache(maxsize=16)
@@ -360,15 +361,25 @@ def asks_colour(text: str, lang: str) -> bool:
 
 
 def says_colour(text: str, lang: str) -> bool:
-    """``text`` says a colour of facts/colours.list ("a dark green ford", "azul-escuro"); in
-    German also at the end of a word ("dunkelblauen", "weinrot")."""
+    """``text`` says a colour of facts/colours.list, in any of its forms: "greens",
+    "reddish", "redhead", "prateadas", "pinkes", "azul-escuro", "marron", "weissen" (as
+    speech-to-text writes them); in German also at the end of a word ("dunkelblauen", "weinrot")."""
     folder = match_lang(lang)
     language = load_language(folder) if folder else None
-    colours = frozenset(language.lists["colours"]) if language else frozenset()
-    words = {part for w in WORD.findall(text.lower()) for part in (w, *w.split("-"))}
-    compounds = folder == "de-de"
-    return bool(words & colours) or (compounds and any(
-        w.endswith(c) for w in words for c in colours if len(c) >= 3 and len(w) > len(c)))
+    if language is None:
+        return False
+    colours = {_as_spoken(c) for c in language.lists["colours"]}
+    words = {_as_spoken(part) for w in WORD.findall(text.lower()) for part in (w, *w.split("-"))}
+    inside = folder == "de-de"  # German writes a colour into a compound, then inflects it
+    return bool(words & colours) or any(
+        len(c) >= 3 and (w.startswith(c) and len(w) - len(c) <= COLOUR_ENDING
+                         or inside and re.search(r"%s\w{0,3}$" % re.escape(c), w) is not None)
+        for w in words for c in colours)
+
+
+def _as_spoken(word: str) -> str:
+    """``word`` as speech-to-text may write it: without accents, "ss" for "ß" ("marron", "weissen")."""
+    return bare(word).replace("ß", "ss")
 
 
 def _says_marked(text: str, folder: str, mark: str) -> bool:
