@@ -107,20 +107,6 @@ def test_a_statement_of_the_topic_is_taken(make_engine, said, topic):
     assert ids[0] in taken(engine, sc, topic)
 
 
-@pytest.mark.parametrize("lang,said,topic", [
-    # a statement that opens like a question ("what...", "o que...", "was...") is still the user's
-    ("en-us", "what i love most is fishing on the lake", "hobbies"),
-    ("pt-pt", "o que eu gosto mais é de uma boa caldeirada de enguias", "comida"),
-    ("de-de", "was ich am liebsten esse, ist schweinebraten mit knödeln", "essen"),
-])
-def test_a_statement_that_opens_like_a_question_is_taken_by_its_topic(make_engine, lang, said, topic):
-    engine = make_engine(lang=lang)
-    sc = scope(lang=lang)
-    ids = exchange(engine, sc, said, "Okay.")["ids"]
-    engine.wait_idle()
-    assert ids[0] in taken(engine, sc, topic)
-
-
 @pytest.mark.parametrize("lang,partner,job,family", [
     ("en-us", "i'm dating a guy called mike", "i'm a plumber in dayton", "family"),
     ("pt-pt", "ando com a sofia há dois anos", "sou canalizador em braga", "família"),

@@ -344,36 +344,6 @@ def test_a_relatives_word_that_is_also_a_name_is_the_name_after_a_relative(lang,
     assert [f.slot for f in extract_facts(text, lang)] == [slot]
 
 
-@pytest.mark.parametrize("lang,text", [
-    # a cleft: what the user likes, then "is" and what it is
-    ("en-us", "what i love most is fishing on the lake"),
-    ("en-us", "what we miss is the ocean"),
-    ("pt-pt", "o que eu gosto mais é de uma boa caldeirada"),
-    ("pt-pt", "o que mais gosto é de pescar ao domingo"),
-    ("pt-pt", "o que me faz falta é o mar"),
-    ("de-de", "was ich am liebsten esse, ist schweinebraten"),
-    ("de-de", "was mir fehlt ist das meer"),
-    # a time of one's life, then what was so
-    ("en-us", "when i was a kid we lived in ohio"),
-    ("pt-pt", "quando era miúdo passava os verões no porto santo"),
-])
-def test_a_statement_that_opens_like_a_question_is_no_question(lang, text):
-    assert not is_question(text, lang)
-
-
-@pytest.mark.parametrize("lang,text", [
-    ("en-us", "what is my favourite food"), ("en-us", "what do i love most"),
-    ("en-us", "what i do for a living"), ("en-us", "what i love most is what?"),
-    ("en-us", "when was i born"), ("en-us", "when i was a kid where did we live?"),
-    ("pt-pt", "o que é que eu gosto mais"), ("pt-pt", "o que eu gosto mais"),
-    ("pt-pt", "o que é o meu prato preferido"), ("pt-pt", "quando é que eu era miúdo"),
-    ("de-de", "was ist mein lieblingsessen"), ("de-de", "was esse ich am liebsten"),
-    ("de-de", "was ich gern esse"),
-])
-def test_a_question_that_opens_like_a_statement_is_still_one(lang, text):
-    assert is_question(text, lang)
-
-
 def test_one_question_does_not_silence_the_other_sentences():
     facts = extract_facts("I live in Porto. Where do you live?", "en-us")
     assert [(f.slot, f.value) for f in facts] == [("residence", "Porto")]

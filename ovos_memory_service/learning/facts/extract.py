@@ -425,26 +425,7 @@ def _guards(folder: str):
     markers = lists["hypothetical"] + lists["reported"]
     anywhere = _word_list_regex([w for w in markers if not w.startswith("^")], False)
     at_start = _word_list_regex([w[1:].strip() for w in markers if w.startswith("^")], True)
-    return filler_run, _Asking(folder, lists["questions"]), anywhere, at_start
-
-
-class _Asking:
-    """Whether a clause asks: it begins with a word of questions.list, unless it begins
-    as a statement of statements.list does ("what i love most is fishing", "o que eu
-    gosto mais é de pescar", "when i was a kid we lived in ohio")."""
-
-    def __init__(self, folder: str, questions):
-        self.questions = _word_list_regex(questions, True)
-        path = locale_dir() / folder / "facts" / "statements.list"
-        parts = dict((", ".join(k), v) for k, v in read_pairs(path)) if path.exists() else {}
-        cleft = [parts.get(k) for k in ("cleft", "subject", "copula")]
-        self.cleft = re.compile(r"(?:%s)\s+(?:%s)(?!\w).*?[\s,](?:%s)\s+\w" % tuple(map(_words_regex, cleft)),
-                                re.IGNORECASE) if all(cleft) else None
-        self.opens = _word_list_regex(parts.get("opens", []), True)
-
-    def match(self, sentence: str, start: int) -> bool:
-        return bool(self.questions and self.questions.match(sentence, start)) and not any(
-            regex and regex.match(sentence, start) for regex in (self.cleft, self.opens))
+    return filler_run, _word_list_regex(lists["questions"], True), anywhere, at_start
 
 
 @lru_cache(maxsize=16)
@@ -744,7 +725,7 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     for sentence, question in _sentences(_written_out(text, language)):
         sentence = _joined(sentence, language)
         starts = _clause_starts(sentence, boundary, filler_run)
-        if (question or questions.match(sentence, starts[0])
+        if (question or (questions and questions.match(sentence, starts[0]))
                 or (anywhere and anywhere.search(sentence))
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
@@ -782,5 +763,5 @@ def is_question(text: str, lang: str) -> bool:
     boundary = re.compile(language.boundary, re.IGNORECASE)
     sentences = list(_sentences(text))
     return bool(sentences) and all(
-        question or questions.match(sentence, _clause_starts(sentence, boundary, filler_run)[0])
+        question or bool(questions and questions.match(sentence, _clause_starts(sentence, boundary, filler_run)[0]))
         for sentence, question in sentences)
