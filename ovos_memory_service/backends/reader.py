@@ -11,9 +11,9 @@ from ovos_utils.log import LOG
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
-                                                      asks_ages, asks_amount, asks_colour, asks_unheld, names_a_person,
-                                                      names_of, names_someone, of_another, owner, says_attribute,
-                                                      says_colour, says_number, says_slot, tells_of)
+                                                      asks_ages, asks_amount, asks_unheld, names_a_person, names_of,
+                                                      names_someone, of_another, owner, says_attribute, says_number,
+                                                      says_slot, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -258,11 +258,9 @@ class StoreReader:
                      and not coverage[item.id][1] and _off_topic(item.content, words, related, scope.lang)} \
             if is_question(query, scope.lang) else set()
         wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, unrelated)
-        # "how many miles do i run": only a number tells it; "what color is my truck": a colour
-        for asks, says in ((asks_amount, says_number), (asks_colour, says_colour)):
-            if asks(query, scope.lang):
-                wanted.update({item.id: False for item in items
-                               if not says(f"{item.content} {item.value or ''}", scope.lang)})
+        if asks_amount(query, scope.lang):  # "how many miles do i run": only a number tells it
+            wanted.update({item.id: False for item in items
+                           if not says_number(f"{item.content} {item.value or ''}", scope.lang)})
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]

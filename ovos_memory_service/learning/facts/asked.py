@@ -95,8 +95,6 @@ SOMEONE = "someone"
 NONE = "none"
 AMOUNT = "amount"  # words that ask a quantity ("how many miles"): a number tells it (``asks_amount``)
 MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora"): what an amount asked is in
-COLOUR = "colour"  # words that ask a colour ("what color", "de que cor"): a colour tells it (``asks_colour``)
-COLOUR_ENDING = 4  # letters a colour's other forms add to it: "greens", "reddish", "redhead", "amarillas"
 
 
 @lru_cache(maxsize=16)
@@ -200,7 +198,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE, COLOUR}
+    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder)
@@ -346,50 +344,20 @@ def asks_amount(text: str, lang: str) -> bool:
     number tells; not "how many languages" or "how much do i like jazz", which a statement may
     tell by naming or saying, nor a count of people or animals."""
     folder = match_lang(lang)
-    if not folder or not (_says_marked(text, folder, AMOUNT) and _says_marked(text, folder, MEASURE)):
+    if not folder:
+        return False
+    plain = not writes_accents(text)
+    said = " ".join(WORD.findall(text.lower()))
+    said = bare(said) if plain else said
+
+    def says(mark: str) -> bool:
+        return any(re.search(r"(?<!\w)%s(?!\w)" % re.escape(bare(w) if plain else w), said)
+                   for w in _marked_words(folder, (mark,)))
+    if not (says(AMOUNT) and says(MEASURE)):
         return False
     prefixes = _subjects(folder)[1]
     return not any(p.startswith(("family.", "pet")) for w in WORD.findall(text.lower())
                    for p in prefixes.get(w, ()))
-
-
-def asks_colour(text: str, lang: str) -> bool:
-    """``text`` asks a colour (asked.list's ``colour`` words: "what color is my truck",
-    "de que cor é o barco"), which only a statement that says one tells."""
-    folder = match_lang(lang)
-    return bool(folder) and _says_marked(text, folder, COLOUR)
-
-
-def says_colour(text: str, lang: str) -> bool:
-    """``text`` says a colour of facts/colours.list, in any of its forms: "greens",
-    "reddish", "redhead", "prateadas", "pinkes", "azul-escuro", "marron", "weissen" (as
-    speech-to-text writes them); in German also at the end of a word ("dunkelblauen", "weinrot")."""
-    folder = match_lang(lang)
-    language = load_language(folder) if folder else None
-    if language is None:
-        return False
-    colours = {_as_spoken(c) for c in language.lists["colours"]}
-    words = {_as_spoken(part) for w in WORD.findall(text.lower()) for part in (w, *w.split("-"))}
-    inside = folder == "de-de"  # German writes a colour into a compound, then inflects it
-    return bool(words & colours) or any(
-        len(c) >= 3 and (w.startswith(c) and len(w) - len(c) <= COLOUR_ENDING
-                         or inside and re.search(r"%s\w{0,3}$" % re.escape(c), w) is not None)
-        for w in words for c in colours)
-
-
-def _as_spoken(word: str) -> str:
-    """``word`` as speech-to-text may write it: without accents, "ss" for "ß" ("marron", "weissen")."""
-    return bare(word).replace("ß", "ss")
-
-
-def _says_marked(text: str, folder: str, mark: str) -> bool:
-    """``text`` says a word (or words) of asked.list's ``mark`` line, with or
-    without its accents when it writes none (speech-to-text)."""
-    plain = not writes_accents(text)
-    said = " ".join(WORD.findall(text.lower()))
-    said = bare(said) if plain else said
-    return any(re.search(r"(?<!\w)%s(?!\w)" % re.escape(bare(w) if plain else w), said)
-               for w in _marked_words(folder, (mark,)))
 
 
 def says_number(text: str, lang: str) -> bool:
