@@ -335,6 +335,15 @@ def test_several_facts_in_one_utterance_and_texts():
     assert [(f.slot, f.text) for f in facts] == [("name", "Chama-se Ana"), ("residence", "Mora no Porto")]
 
 
+@pytest.mark.parametrize("text,slot,statement", [
+    # speech-to-text writes an in-law with spaces as often as with hyphens
+    ("my mother in law lives with us", "family.mother.household", "Mother in law lives with us"),
+    ("my father in law is a retired welder", "family.father.occupation", "Father in law works as retired welder"),
+])
+def test_an_in_law_said_with_spaces_is_the_in_law(text, slot, statement):
+    assert [(f.slot, f.text) for f in extract_facts(text, "en-us")] == [(slot, statement)]
+
+
 @pytest.mark.parametrize("lang,text,slot", [
     # "nora" is a daughter-in-law and a name: a friend or a daughter called Nora is still theirs
     ("pt-pt", "a minha amiga nora mora em braga", "family.friend.nora.residence"),
