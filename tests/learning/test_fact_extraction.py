@@ -1237,6 +1237,49 @@ def test_a_broken_thing_is_no_injury_and_it_no_food(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot in ("health.injury", "intolerance")]
 
 
+@pytest.mark.parametrize("lang,text,slot,value", [
+    # speech leaves out "i" / "ich": an auxiliary first is no question unless a subject follows
+    ("en-us", "had my left knee replaced two years back so stairs are rough", "health.injury", "knee"),
+    ("en-us", "have two kids, both in college", "family.children.count", "two"),
+    ("en-us", "have a golden retriever named max", "pet.dog.name", "Max"),
+    ("de-de", "bin seit zwanzig jahren lehrerin", "occupation", "Lehrerin"),
+    ("de-de", "wohne seit kurzem in köln", "residence", "Köln"),
+    ("de-de", "habe einen hund namens bello", "pet.dog.name", "Bello"),
+    ("de-de", "heiße anna", "name", "Anna"),
+    # an operation on a part of the body
+    ("en-us", "i had my hip replaced in march", "health.injury", "hip"),
+    ("en-us", "i had surgery on my right shoulder last year", "health.injury", "shoulder"),
+    ("en-us", "i've had an operation on my knee", "health.injury", "knee"),
+    ("pt-pt", "fui operada ao joelho no ano passado", "health.injury", "joelho"),
+    ("pt-pt", "operaram-me à anca em março", "health.injury", "anca"),
+    ("de-de", "ich wurde letztes jahr am knie operiert", "health.injury", "Knie"),
+    ("de-de", "bin an der hüfte operiert worden", "health.injury", "Hüfte"),
+])
+def test_a_fact_said_without_its_subject_or_as_an_operation(lang, text, slot, value):
+    assert not is_question(text, lang)
+    assert (slot, value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "had you heard of it"), ("en-us", "have you got any plans tonight"),
+    ("en-us", "have i got any reminders today"), ("en-us", "had anyone called"),
+    ("en-us", "have we been here before"), ("en-us", "has the parcel arrived"),
+    ("de-de", "habe ich morgen termine"), ("de-de", "bin ich zu spät"),
+    ("de-de", "wohne ich in der nähe vom bahnhof"), ("de-de", "heiße ich wirklich so"),
+])
+def test_an_auxiliary_before_its_subject_still_asks(lang, text):
+    assert is_question(text, lang)
+    assert extract_facts(text, lang) == []
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i had my car fixed last week"), ("en-us", "i had my hair done"),
+    ("pt-pt", "fui operada ao coração"), ("de-de", "mein hund wurde am bein operiert"),
+])
+def test_an_operation_on_a_thing_or_on_someone_else_is_not_ones_own(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot == "health.injury"]
+
+
 @pytest.mark.parametrize("lang,text,value", [
     ("en-us", "next month we're flying to rome", "Rome"),
     ("pt-pt", "em junho vou a roma com o coro da igreja", "Roma"),
