@@ -391,11 +391,15 @@ def _a_name(word: str, sentence: str, lang: Language) -> bool:
     ("the nurse"; "Mercedes" capitalised is a name where only names are), and capitalised
     when the sentence is written with capitals ("My son, however, ...")."""
     lower = word.lower()
-    adverb = any(lower.endswith(ending) and len(lower) - len(ending) >= 4 for ending in lang.nonname_endings)
     names_only = word[:1].isupper() and "nouns" not in lang.lists["casing"]
     cased = any(c.isupper() for c in sentence)
-    return bool(_person_name(word, lang)) and not adverb and (names_only or lower not in topical(lang.code)) \
-        and (word[:1].isupper() or not cased)
+    return bool(_person_name(word, lang)) and not _an_adverb(lower, lang) \
+        and (names_only or lower not in topical(lang.code)) and (word[:1].isupper() or not cased)
+
+
+def _an_adverb(word: str, lang: Language) -> bool:
+    """``word`` ends as the language's adverbs do ("-mente", "-ly") after four letters or more."""
+    return any(word.endswith(ending) and len(word) - len(ending) >= 4 for ending in lang.nonname_endings)
 
 
 def _joined(sentence: str, lang: Language) -> str:
@@ -579,14 +583,15 @@ def _word_before(match, group: str) -> str:
 
 def _person_name(raw: str, lang: Language) -> Optional[str]:
     """A person's name as captured ("tom", "a ana"): up to three words, none of
-    them a function word, filler or ``nonnames`` word; None if it is not one."""
+    them a function word, filler, ``nonnames`` word or possessive ("kevin's");
+    None if it is not one."""
     words = raw.strip(TRIM).split()
     while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
         words.pop(0)
     if not words or len(words) > FREE_WORDS["name"]:
         return None
     for word in words:
-        if word.lower() in lang.nonnames or not re.fullmatch(r"[^\W\d_][\w'.-]*", word):
+        if word.lower() in lang.nonnames or not re.fullmatch(r"[^\W\d_][\w'.-]*", word) or word.endswith("'s"):
             return None
     return " ".join(words)
 
@@ -607,8 +612,8 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
         said["phrase"] = phrase[:len(phrase) - len(value)] + cased if phrase.endswith(value) else phrase
     if groups.get("name") is not None:
         name = _person_name(groups["name"], lang)
-        if name is None:
-            return None
+        if name is None or (_an_adverb(name, lang) and not name[:1].isupper()):
+            return None  # "my son mostly lives in chicago"; "Kimberly" written is a name
         said["name"] = _written(name, "name", "", lang)
         keys["name"] = re.sub(r"[\s.]+", "_", name.lower()).strip("_")
     if groups.get("detail") is not None:
