@@ -592,7 +592,10 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     ("en-us", "what have i studied", "studies"),
     ("en-us", "what is my birthdate", "birthday"),
     ("pt-pt", "que automóveis é que eu tenho", "vehicle"),
-    ("de-de", "wann musste ich mich operieren lassen", "health.injury"),
+    ("de-de", "wann musste ich mich operieren lassen", "health.operation"),
+    # an operation is no injury: each has its slot
+    ("en-us", "what surgery have i had", "health.operation"), ("en-us", "have i ever broken a bone", "health.injury"),
+    ("pt-pt", "de que é que fui operado", "health.operation"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True
@@ -658,7 +661,7 @@ def test_what_the_user_asked_of_the_assistant_tells_nothing_of_them(make_engine,
     ("es-es", "qué es lo que no puedo tomar", "intolerance"),
     ("en-us", "what can't i eat", "diet"),
     ("de-de", "was darf ich nicht trinken", "intolerance"),
-    ("es-es", "de qué me intervinieron", "health.injury"),
+    ("es-es", "de qué me intervinieron", "health.operation"),
     ("de-de", "woran bin ich erkrankt", "health.condition"),
     ("es-es", "cuándo es mi cumple", "birthday"),
     ("de-de", "an welcher uni ist mein vetter", "family.cousin.*.studies"),

@@ -129,6 +129,7 @@ class Language:
     nonnames: frozenset = frozenset()               # words that are never a person's name
     nonname_endings: tuple = ()                     # endings of words that are never a name ("-mente")
     set_apart: tuple = ()                           # a relative and their name between commas (``_set_apart``)
+    relative_lead: Optional[re.Pattern] = None      # a clause that opens with a relative ("my dad", "o meu pai")
 
 
 class WordMap(dict):
@@ -354,7 +355,7 @@ def load_language(folder: str) -> Optional[Language]:
         lang.rules += rules
         lang.nonnames |= {w for table in maps.values() for words in table for w in words.split()}
     lang.compiled.sort(key=lambda c: -c[0])
-    lang.set_apart = _set_apart(base, relatives, lists)
+    lang.set_apart, lang.relative_lead = _set_apart(base, relatives, lists)
     return lang
 
 
@@ -364,19 +365,20 @@ RELATIVE_MAPS = ("relation", "kin", "kins", "person", "animal")
 NAME_SET_APART = r"(?:(?:%s)\s+)?(?P<name>[^\W\d_][\w'-]*)\s*,\s*"
 
 
-def _set_apart(base: Path, relatives: set, lists: Dict[str, list]) -> Tuple[re.Pattern, ...]:
+def _set_apart(base: Path, relatives: set, lists: Dict[str, list]):
     """Regexes of a sentence that starts with a relative and their name set apart by
-    commas, the name second ("my brother, tom, ...") or first ("O Rui, o meu marido, ..."):
-    the relative's words after one of asked.list's ``family`` line ("my") and maybe an
-    article before it ("o meu")."""
+    commas, the name second ("my brother, tom, ...") or first ("O Rui, o meu marido, ..."),
+    and of a clause that starts with a relative: the relative's words after one of
+    asked.list's ``family`` line ("my") and maybe an article before it ("o meu")."""
     path = base / "asked.list"
     before = [w for slots, words in (read_pairs(path) if path.exists() else []) if "family" in slots for w in words]
     if not before or not relatives:
-        return ()
+        return (), None
     name = NAME_SET_APART % (_words_regex(lists["articles"]) or "(?!)")
     kin = r"(?P<kin>%s\s+(?:%s))" % (before_relative(lists["articles"], before), _words_regex(relatives))
     return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"%s\s*,\s*%s" % (kin, name),
-                                                                     name + kin + r"\s*,\s*"))
+                                                                     name + kin + r"\s*,\s*")), \
+        re.compile(kin + r"(?!\w)", re.IGNORECASE)
 
 
 def before_relative(articles, before) -> str:
@@ -672,11 +674,12 @@ def _subject_first(sentence: str, start: int, lang: Language, boundary: re.Patte
     return [f"{subject} {verb} {rest} {front}{after}", f"{subject} {verb} {front} {rest}{after}"]
 
 
-def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Pattern) -> List[str]:
+def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Pattern,
+                    dropped: bool = True) -> List[str]:
     """The clause at ``start`` as the patterns may say it: subject first (``_subject_first``),
     or with the subject speech left out ("moved to denver last year": ``dropped``)."""
-    dropped = [f"{subject} {sentence[start:]}" for subject in lang.lists["dropped"]]
-    return _subject_first(sentence, start, lang, boundary) + dropped
+    left_out = [f"{subject} {sentence[start:]}" for subject in lang.lists["dropped"]] if dropped else []
+    return _subject_first(sentence, start, lang, boundary) + left_out
 
 
 def _carried(subject: str, clause: str, lang: Language) -> List[str]:
@@ -739,7 +742,10 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
             after = time_lead.match(sentence, start) if time_lead and not fact else None
             if after:  # a clause that opens with when ("en marzo me operaron de la rodilla")
                 fact = _fact_at(sentence, after.end(), subject, language, boundary)
-            subject = fact.subject if fact else ""
+            # a clause about a relative that taught nothing still says whom the next one is about:
+            # "my dad retired last year and moved to florida" is no move of the speaker's
+            lead = language.relative_lead.match(sentence, start) if language.relative_lead and not fact else None
+            subject = fact.subject if fact else (lead.group("kin") if lead else "")
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
                 facts.append(fact)
@@ -748,11 +754,12 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
 
 def _fact_at(sentence: str, start: int, subject: str, language: Language, boundary) -> Optional[ExtractedFact]:
     """The fact of the clause that begins at ``start``, read as it is or in the other ways
-    the language allows (the subject carried from the clause before, ...)."""
+    the language allows: the subject carried from the clause before, or else the speaker's
+    left out ("und wurde am Knie operiert" after "meine Frau ist Krankenschwester" is hers)."""
     return _clause_fact(sentence, start, language) or next(
         (f for f in (_reading_fact(r, sentence[start:], language)
                      for r in _carried(subject, sentence[start:], language)
-                     + _other_readings(sentence, start, language, boundary)) if f), None)
+                     + _other_readings(sentence, start, language, boundary, dropped=not subject)) if f), None)
 
 
 @lru_cache(maxsize=4096)  # asked of every user turn compared with a question
