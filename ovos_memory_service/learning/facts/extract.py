@@ -62,7 +62,7 @@ from ovos_memory_service.common.words import topical
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "carried", "times")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "theirs", "carried", "times")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -107,6 +107,7 @@ class Rule:
     number: bool = False                            # the value says one number, written in digits
     case: str = ""                                  # how the value is written (CASES); "": as said
     head: Optional[re.Pattern] = None               # the value must hold one of these words (@head)
+    bare_name: bool = False                         # @name bare: a one-word name, no topic's word
     patterns: list = field(default_factory=list)   # (source, negated)
 
 
@@ -253,6 +254,8 @@ def parse_facts(path: Path, family: str, boundary: str):
                 rule.case = arg
             elif key == "head" and (path.parent / (arg + ".list")).exists():
                 rule.head = _head_regex(path.parent / (arg + ".list"))
+            elif key == "name" and arg == "bare":
+                rule.bare_name = True
             elif key == "reject":
                 rule.reject = frozenset(_split_alternatives(arg))
             else:
@@ -378,7 +381,7 @@ def _set_apart(base: Path, relatives: set, lists: Dict[str, list]):
     kin = r"(?P<kin>%s\s+(?:%s))" % (before_relative(lists["articles"], before), _words_regex(relatives))
     return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"%s\s*,\s*%s" % (kin, name),
                                                                      name + kin + r"\s*,\s*")), \
-        re.compile(kin + r"(?!\w)", re.IGNORECASE)
+        re.compile(kin + r"(?![\w'])", re.IGNORECASE)  # not "my dad's job"
 
 
 def before_relative(articles, before) -> str:
@@ -388,14 +391,15 @@ def before_relative(articles, before) -> str:
 
 
 def _a_name(word: str, sentence: str, lang: Language) -> bool:
-    """``word``, set apart by commas beside a relative, is their name: no word the lists know
-    (an interjection, "claro"), no adverb ("infelizmente", not "Clemente"), no topic's word
-    ("the nurse"; "Mercedes" capitalised is a name where only names are), and capitalised
-    when the sentence is written with capitals ("My son, however, ...")."""
+    """``word``, set apart by commas beside a relative or bare before a verb, is their name:
+    no word the lists know (an interjection, "claro"), no adverb ("infelizmente", not
+    "Clemente"), no number, no topic's word ("the nurse", "my son birthday"; "Mercedes"
+    capitalised is a name where only names are), and capitalised when the sentence is
+    written with capitals ("My son, however, ...")."""
     lower = word.lower()
     names_only = word[:1].isupper() and "nouns" not in lang.lists["casing"]
     cased = any(c.isupper() for c in sentence)
-    return bool(_person_name(word, lang)) and not _an_adverb(lower, lang) \
+    return bool(_person_name(word, lang)) and not _an_adverb(lower, lang) and not is_number_word(lower, lang.code) \
         and (names_only or lower not in topical(lang.code)) and (word[:1].isupper() or not cased)
 
 
@@ -593,7 +597,7 @@ def _person_name(raw: str, lang: Language) -> Optional[str]:
     if not words or len(words) > FREE_WORDS["name"]:
         return None
     for word in words:
-        if word.lower() in lang.nonnames or not re.fullmatch(r"[^\W\d_][\w'.-]*", word) or word.endswith("'s"):
+        if word.lower() in lang.nonnames or not re.fullmatch(r"[^\W\d_][\w'.-]+", word) or word.endswith("'s"):
             return None
     return " ".join(words)
 
@@ -614,8 +618,8 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
         said["phrase"] = phrase[:len(phrase) - len(value)] + cased if phrase.endswith(value) else phrase
     if groups.get("name") is not None:
         name = _person_name(groups["name"], lang)
-        if name is None or (_an_adverb(name, lang) and not name[:1].isupper()):
-            return None  # "my son mostly lives in chicago"; "Kimberly" written is a name
+        if name is None or _an_adverb(name.lower(), lang) or (rule.bare_name and (len(groups["name"].split()) > 1 or not _a_name(name, match.string, lang))):
+            return None  # "my son mostly lives in chicago"; bare: "mein vater der arzt ist", "my son birthday is"
         said["name"] = _written(name, "name", "", lang)
         keys["name"] = re.sub(r"[\s.]+", "_", name.lower()).strip("_")
     if groups.get("detail") is not None:
@@ -680,6 +684,13 @@ def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Patt
     or with the subject speech left out ("moved to denver last year": ``dropped``)."""
     left_out = [f"{subject} {sentence[start:]}" for subject in lang.lists["dropped"]] if dropped else []
     return _subject_first(sentence, start, lang, boundary) + left_out
+
+
+def _theirs(clause: str, lang: Language) -> bool:
+    """``clause`` opens with a verb form a relative named before may have said (``theirs``)."""
+    first = clause.split()[0].lower() if clause.split() else ""
+    return any(first == w or (w.startswith("-") and first.endswith(w[1:]) and len(first) > len(w) - 1)
+               for w in lang.lists["theirs"])
 
 
 def _carried(subject: str, clause: str, lang: Language) -> List[str]:
@@ -755,11 +766,13 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
 def _fact_at(sentence: str, start: int, subject: str, language: Language, boundary) -> Optional[ExtractedFact]:
     """The fact of the clause that begins at ``start``, read as it is or in the other ways
     the language allows: the subject carried from the clause before, or else the speaker's
-    left out ("und wurde am Knie operiert" after "meine Frau ist Krankenschwester" is hers)."""
+    left out, unless the verb may be the relative's ("und wurde am Knie operiert" after
+    "meine Frau ist Krankenschwester" is hers; "bin Lehrerin" is the speaker's)."""
     return _clause_fact(sentence, start, language) or next(
         (f for f in (_reading_fact(r, sentence[start:], language)
                      for r in _carried(subject, sentence[start:], language)
-                     + _other_readings(sentence, start, language, boundary, dropped=not subject)) if f), None)
+                     + _other_readings(sentence, start, language, boundary,
+                                       dropped=not subject or not _theirs(sentence[start:], language))) if f), None)
 
 
 @lru_cache(maxsize=4096)  # asked of every user turn compared with a question
