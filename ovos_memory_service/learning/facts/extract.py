@@ -62,7 +62,7 @@ from ovos_memory_service.common.words import topical
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "theirs", "carried", "times")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "mine", "carried", "times")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -381,7 +381,7 @@ def _set_apart(base: Path, relatives: set, lists: Dict[str, list]):
     kin = r"(?P<kin>%s\s+(?:%s))" % (before_relative(lists["articles"], before), _words_regex(relatives))
     return tuple(re.compile(pattern, re.IGNORECASE) for pattern in (r"%s\s*,\s*%s" % (kin, name),
                                                                      name + kin + r"\s*,\s*")), \
-        re.compile(kin + r"(?![\w'])", re.IGNORECASE)  # not "my dad's job"
+        re.compile(kin + r"(?!\w)", re.IGNORECASE)  # "my dad's retired" too
 
 
 def before_relative(articles, before) -> str:
@@ -618,8 +618,8 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
         said["phrase"] = phrase[:len(phrase) - len(value)] + cased if phrase.endswith(value) else phrase
     if groups.get("name") is not None:
         name = _person_name(groups["name"], lang)
-        if name is None or _an_adverb(name.lower(), lang) or (rule.bare_name and (len(groups["name"].split()) > 1 or not _a_name(name, match.string, lang))):
-            return None  # "my son mostly lives in chicago"; bare: "mein vater der arzt ist", "my son birthday is"
+        if name is None or (_an_adverb(name.lower(), lang) and not name[:1].isupper()) or (rule.bare_name and (len(groups["name"].split()) > 1 or not _a_name(name, match.string, lang))):
+            return None  # "my son mostly lives in chicago", not "Kimberly"; bare: "mein vater der arzt ist"
         said["name"] = _written(name, "name", "", lang)
         keys["name"] = re.sub(r"[\s.]+", "_", name.lower()).strip("_")
     if groups.get("detail") is not None:
@@ -686,11 +686,9 @@ def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Patt
     return _subject_first(sentence, start, lang, boundary) + left_out
 
 
-def _theirs(clause: str, lang: Language) -> bool:
-    """``clause`` opens with a verb form a relative named before may have said (``theirs``)."""
-    first = clause.split()[0].lower() if clause.split() else ""
-    return any(first == w or (w.startswith("-") and first.endswith(w[1:]) and len(first) > len(w) - 1)
-               for w in lang.lists["theirs"])
+def _mine(clause: str, lang: Language) -> bool:
+    """``clause`` opens with a verb form only the speaker says (``mine``: "bin", "am")."""
+    return clause.split()[0].lower() in lang.lists["mine"] if clause.split() else False
 
 
 def _carried(subject: str, clause: str, lang: Language) -> List[str]:
@@ -743,20 +741,22 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     for sentence, question in _sentences(_written_out(text, language)):
         sentence = _joined(sentence, language)
         starts = _clause_starts(sentence, boundary, filler_run)
+        ends = starts[1:] + [len(sentence)]
         if (question or (questions and questions.match(sentence, starts[0]))
                 or (anywhere and anywhere.search(sentence))
                 or (at_start and any(at_start.match(sentence, s) for s in starts))):
             continue
         subject = ""
-        for start in starts:
+        for start, end in zip(starts, ends):
             fact = _fact_at(sentence, start, subject, language, boundary)
             after = time_lead.match(sentence, start) if time_lead and not fact else None
             if after:  # a clause that opens with when ("en marzo me operaron de la rodilla")
                 fact = _fact_at(sentence, after.end(), subject, language, boundary)
-            # a clause about a relative that taught nothing still says whom the next one is about:
-            # "my dad retired last year and moved to florida" is no move of the speaker's
+            # a clause about a relative that taught nothing still says whom the next one is about,
+            # and a word alone leaves it so: "my dad retired and then moved to florida" is his move
             lead = language.relative_lead.match(sentence, start) if language.relative_lead and not fact else None
-            subject = fact.subject if fact else (lead.group("kin") if lead else "")
+            subject = fact.subject if fact else lead.group("kin") if lead else \
+                subject if len(sentence[start:end].split()) <= 1 else ""
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
                 facts.append(fact)
@@ -766,13 +766,14 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
 def _fact_at(sentence: str, start: int, subject: str, language: Language, boundary) -> Optional[ExtractedFact]:
     """The fact of the clause that begins at ``start``, read as it is or in the other ways
     the language allows: the subject carried from the clause before, or else the speaker's
-    left out, unless the verb may be the relative's ("und wurde am Knie operiert" after
-    "meine Frau ist Krankenschwester" is hers; "bin Lehrerin" is the speaker's)."""
+    left out where no subject is carried or the verb is one only the speaker says ("und
+    wurde am Knie operiert" after "meine Frau ist Krankenschwester" is hers; "bin Lehrer" is
+    the speaker's)."""
     return _clause_fact(sentence, start, language) or next(
         (f for f in (_reading_fact(r, sentence[start:], language)
                      for r in _carried(subject, sentence[start:], language)
                      + _other_readings(sentence, start, language, boundary,
-                                       dropped=not subject or not _theirs(sentence[start:], language))) if f), None)
+                                       dropped=not subject or _mine(sentence[start:], language))) if f), None)
 
 
 @lru_cache(maxsize=4096)  # asked of every user turn compared with a question
