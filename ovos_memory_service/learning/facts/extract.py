@@ -129,8 +129,10 @@ class Language:
     article_words: frozenset = frozenset()          # articles and their contractions ("no", "im")
     nonnames: frozenset = frozenset()               # words that are never a person's name
     nonname_endings: tuple = ()                     # endings of words that are never a name ("-mente")
+    ending_names: frozenset = frozenset()           # names that end so all the same ("+kimberly")
     set_apart: tuple = ()                           # a relative and their name between commas (``_set_apart``)
     relative_lead: Optional[re.Pattern] = None      # a clause that opens with a relative ("my dad", "o meu pai")
+    plural_kin: frozenset = frozenset()             # several relatives ("parents", "mom and dad": the kins maps)
 
 
 class WordMap(dict):
@@ -340,14 +342,16 @@ def load_language(folder: str) -> Optional[Language]:
                     inverted=re.compile(r"((?:[^\W\d_][\w'-]*\s+){1,5}?)([^\W\d_][\w'-]*)\s+(%s)\s+(?=\w)"
                                         % _words_regex(lists["inverted"]), re.IGNORECASE) if lists["inverted"] else None,
                     function_words=function, article_words=articles,
-                    nonnames=function | frozenset([w for w in lists["nonnames"] if not w.startswith("-")]
+                    nonnames=function | frozenset([w for w in lists["nonnames"] if w[:1] not in "-+"]
                                                   + lists["fillers"] + lists["boundaries"]
                                                   + lists["questions"] + lists["reject"]),
-                    nonname_endings=tuple(w[1:] for w in lists["nonnames"] if w.startswith("-")))
+                    nonname_endings=tuple(w[1:] for w in lists["nonnames"] if w.startswith("-")),
+                    ending_names=frozenset(w[1:] for w in lists["nonnames"] if w.startswith("+")))
     relatives = set()
     for path in sorted(base.glob("*.facts")):
         rules, maps = parse_facts(path, path.stem, boundary)
         relatives.update(w for name in RELATIVE_MAPS for w in maps.get(name, {}))
+        lang.plural_kin |= set(maps.get("kins", {}))
         for rule in rules:
             for source, negated, number in rule.patterns:
                 try:
@@ -404,8 +408,10 @@ def _a_name(word: str, sentence: str, lang: Language) -> bool:
 
 
 def _an_adverb(word: str, lang: Language) -> bool:
-    """``word`` ends as the language's adverbs do ("-mente", "-ly") after four letters or more."""
-    return any(word.endswith(ending) and len(word) - len(ending) >= 4 for ending in lang.nonname_endings)
+    """``word`` ends as the language's adverbs do ("-mente", "-ly") after four letters or more,
+    and is no name that ends so ("kimberly")."""
+    return word not in lang.ending_names and \
+        any(word.endswith(ending) and len(word) - len(ending) >= 4 for ending in lang.nonname_endings)
 
 
 def _joined(sentence: str, lang: Language) -> str:
@@ -589,8 +595,8 @@ def _word_before(match, group: str) -> str:
 
 def _person_name(raw: str, lang: Language) -> Optional[str]:
     """A person's name as captured ("tom", "a ana"): up to three words, none of
-    them a function word, filler, ``nonnames`` word or possessive ("kevin's");
-    None if it is not one."""
+    them a function word, filler, ``nonnames`` word, possessive ("kevin's") or
+    single letter; None if it is not one."""
     words = raw.strip(TRIM).split()
     while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
         words.pop(0)
@@ -618,8 +624,8 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
         said["phrase"] = phrase[:len(phrase) - len(value)] + cased if phrase.endswith(value) else phrase
     if groups.get("name") is not None:
         name = _person_name(groups["name"], lang)
-        if name is None or (_an_adverb(name.lower(), lang) and not name[:1].isupper()) or (rule.bare_name and (len(groups["name"].split()) > 1 or not _a_name(name, match.string, lang))):
-            return None  # "my son mostly lives in chicago", not "Kimberly"; bare: "mein vater der arzt ist"
+        if name is None or not _names_someone(name, groups["name"], match.string, rule, lang):
+            return None
         said["name"] = _written(name, "name", "", lang)
         keys["name"] = re.sub(r"[\s.]+", "_", name.lower()).strip("_")
     if groups.get("detail") is not None:
@@ -644,6 +650,15 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
     return ExtractedFact(slot=slot, value=value, kind=rule.kind,
                          multi=rule.multi, negated=negated, family=rule.family,
                          text=text[:1].upper() + text[1:], subject=_subject(match, slot, value))
+
+
+def _names_someone(name: str, said: str, sentence: str, rule: Rule, lang: Language) -> bool:
+    """``name`` (captured as ``said``) names someone: no adverb in lowercase ("my son mostly
+    lives in chicago"; "Kimberly" written, "kimberly" listed are names) and, bare before a verb
+    (``@name bare``), one word that ``_a_name`` takes ("mein vater der arzt ist", "my son birthday ...")."""
+    if _an_adverb(name.lower(), lang) and not name[:1].isupper():
+        return False
+    return not rule.bare_name or (len(said.split()) == 1 and _a_name(name, sentence, lang))
 
 
 def _subject(match, slot: str, value: str) -> str:
@@ -686,9 +701,12 @@ def _other_readings(sentence: str, start: int, lang: Language, boundary: re.Patt
     return _subject_first(sentence, start, lang, boundary) + left_out
 
 
-def _mine(clause: str, lang: Language) -> bool:
-    """``clause`` opens with a verb form only the speaker says (``mine``: "bin", "am")."""
-    return clause.split()[0].lower() in lang.lists["mine"] if clause.split() else False
+def _mine(clause: str, subject: str, lang: Language) -> bool:
+    """``clause`` opens with a verb form only the speaker says after ``subject`` (``mine``:
+    "bin", "am"; "live" after "my mom", not after "my parents": ``*`` in the list)."""
+    first = clause.split()[0].lower() if clause.split() else ""
+    several = any(f" {subject.lower()}".endswith(f" {kin}") for kin in lang.plural_kin)
+    return first in lang.lists["mine"] or (not several and "*" + first in lang.lists["mine"])
 
 
 def _carried(subject: str, clause: str, lang: Language) -> List[str]:
@@ -755,8 +773,12 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
             # a clause about a relative that taught nothing still says whom the next one is about,
             # and a word alone leaves it so: "my dad retired and then moved to florida" is his move
             lead = language.relative_lead.match(sentence, start) if language.relative_lead and not fact else None
-            subject = fact.subject if fact else lead.group("kin") if lead else \
-                subject if len(sentence[start:end].split()) <= 1 else ""
+            if fact:
+                subject = fact.subject
+            elif lead:
+                subject = lead.group("kin")
+            elif len(sentence[start:end].split()) > 1:
+                subject = ""
             if fact and (fact.slot, fact.value.lower(), fact.negated) not in seen:
                 seen.add((fact.slot, fact.value.lower(), fact.negated))
                 facts.append(fact)
@@ -773,7 +795,7 @@ def _fact_at(sentence: str, start: int, subject: str, language: Language, bounda
         (f for f in (_reading_fact(r, sentence[start:], language)
                      for r in _carried(subject, sentence[start:], language)
                      + _other_readings(sentence, start, language, boundary,
-                                       dropped=not subject or _mine(sentence[start:], language))) if f), None)
+                                       dropped=not subject or _mine(sentence[start:], subject, language))) if f), None)
 
 
 @lru_cache(maxsize=4096)  # asked of every user turn compared with a question
