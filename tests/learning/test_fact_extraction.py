@@ -1439,6 +1439,8 @@ def test_what_a_third_review_found_taken(lang, text):
     ("en-us", "my parents are retired and live in florida"), ("en-us", "my kids are grown and have jobs"),
     # being somewhere is no occupation
     ("de-de", "bin beim friseur"), ("de-de", "ich bin gerade beim arzt"),
+    # a fifth: a filler, and a request to sit down
+    ("de-de", "mein vater eh fährt nicht mehr"), ("en-us", "have a seat"),
 ])
 def test_what_a_fourth_review_found_taken(lang, text):
     assert [f.text for f in extract_facts(text, lang)
