@@ -451,6 +451,38 @@ def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang
     assert said_or_learnt_from(engine, sc, said, found[:2]), [(m.content, m.score) for m in found]
 
 
+# what else a user told (no job, home, origin or allergy of their own), and small talk
+OTHER_TOPICS = {lang: [said for i, said in enumerate(PLACES_AND_MORE[lang]) if i in (2, 4, 5, 7, 8, 9, 10, 11)]
+                for lang in PLACES_AND_MORE}
+
+
+@pytest.mark.parametrize("lang,said,asked", [
+    # a job asked by what it pays; "living" in "where am i living" is a home
+    ("en-us", "i work as a paramedic", "how do i earn a paycheck"),
+    ("en-us", "i work as a paramedic", "what do i do to pay the bills"),
+    ("en-us", "i live in leeds", "where am i living these days"),
+    ("pt-pt", "sou farmacêutica", "o que é que eu faço na vida"),
+    # where one comes from, keeping fit, in everyday words
+    ("es-es", "soy de soria", "de qué provincia vengo"),
+    ("en-us", "i go swimming three times a week", "how do i stay in shape"),
+    ("en-us", "i go swimming three times a week", "what do i do to keep fit"),
+    ("es-es", "juego al pádel los sábados", "qué hago para mantenerme en forma"),
+    ("de-de", "ich gehe zweimal die woche zum zumba", "wie halte ich mich fit"),
+    # what one's body does not take
+    ("en-us", "i'm lactose intolerant", "what can't my stomach handle"),
+    ("es-es", "soy celíaca", "qué problema tengo con el gluten"),
+    ("es-es", "soy alérgica al látex", "qué material me da reacción"),
+    # animals and games asked by their kind
+    ("de-de", "wir haben zwei ratten", "was für nager halte ich"),
+    ("de-de", "ich zocke gern videospiele", "welches spiel daddel ich"),
+])
+def test_a_question_in_everyday_words_finds_what_it_asks_for(make_engine, lang, said, asked):
+    engine, sc = told(make_engine, lang, *OTHER_TOPICS[lang][:2], said, *OTHER_TOPICS[lang][2:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert said_or_learnt_from(engine, sc, said, found[:2]), [(m.content, m.score) for m in found]
+
+
+
 @pytest.mark.parametrize("lang,question,slot", [
     # a bird asked for is a parrot, a budgie or a canary too
     ("de-de", "was für ein vogel lebt bei mir", "pet.parrot.name"),
