@@ -1132,6 +1132,19 @@ def test_an_errand_is_no_trip(lang, text):
     ("es-es", "me muevo en moto por la ciudad", "moto"),
     ("de-de", "ich fahre jeden morgen mit dem bus zur arbeit", "Bus"),
     ("de-de", "ich pendle mit der s-bahn", "S-Bahn"),
+    # a vehicle told with more about it, the way to work said first, a verb said short
+    ("en-us", "i catch the number nine bus into town every morning", "bus"),
+    ("en-us", "i ride an electric scooter to the office", "scooter"),
+    ("pt-pt", "para o trabalho apanho o metro", "metro"),
+    ("pt-pt", "para a escola vou de autocarro", "autocarro"),
+    ("es-es", "al trabajo voy en metro", "metro"),
+    ("es-es", "a la oficina voy andando", "a pie"),
+    ("es-es", "para ir a trabajar cojo el autobús", "autobús"),
+    ("es-es", "me muevo por sevilla en una vespa", "vespa"),
+    ("es-es", "me muevo por madrid en metro", "metro"),
+    ("pt-pt", "para o trabalho vou a pé", "a pé"),
+    ("de-de", "ich fahr überall mit dem lastenrad hin", "Lastenrad"),
+    ("de-de", "zur arbeit fahr ich mit der straßenbahn", "Straßenbahn"),
 ])
 def test_how_one_gets_around(lang, text, value):
     assert ("transport", value) in [(f.slot, f.value) for f in extract_facts(text, lang)]
@@ -1144,6 +1157,17 @@ def test_how_one_gets_around(lang, text, value):
     ("pt-pt", "vou de férias em agosto"),
     ("es-es", "voy en serio"),
     ("de-de", "ich fahre mit meiner frau nach hause"),
+    ("en-us", "i catch the kids at the bus stop"),
+    ("en-us", "i take the dog in the car to the park"),
+    # a review's: a cold caught, a trip, a ride for fun, someone else's bus, a holiday
+    ("en-us", "i catch a cold on the bus in winter"),
+    ("en-us", "i catch the early train to paris tomorrow"),
+    ("en-us", "i ride the exercise bike at the gym every morning"),
+    ("en-us", "i catch my son's bus at the corner"),
+    ("es-es", "nos movemos por la isla en una moto alquilada"),
+    ("pt-pt", "para o trabalho levo o almoço de casa"),
+    ("es-es", "al trabajo voy con mi hermana"),
+    ("de-de", "zur arbeit fahr ich mit meinem kollegen"),
 ])
 def test_what_is_no_way_of_getting_around(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "transport"]
