@@ -645,6 +645,28 @@ def test_a_question_in_everyday_words_finds_what_it_asks_for(make_engine, lang, 
     ("en-us", "what does my daughter do for a living", "family.daughter.occupation"),
     ("es-es", "de qué pueblo vengo", "origin"),
     ("de-de", "wie bleibe ich in form", "exercise"),
+    # the words of the read fresh sets' questions that asked nothing
+    ("pt-pt", "a que antibiótico reajo mal", "allergy"),
+    ("pt-pt", "o que é que o meu estômago não aguenta", "intolerance"),
+    ("pt-pt", "onde é a minha casa", "residence"),
+    ("pt-pt", "de que país é que eu sou", "origin"),
+    ("pt-pt", "onde é que vou passar o verão", "trip"),
+    ("pt-pt", "para onde vou em peregrinação", "trip"),
+    ("pt-pt", "que alimentos é que evito", "diet"),
+    ("pt-pt", "que lavores é que eu faço", "hobby"),
+    ("pt-pt", "em que dia é que celebro os anos", "birthday"),
+    ("pt-pt", "qual é o meu biscate", "occupation"),
+    ("pt-pt", "com quem é que eu vivo", "household"),
+    ("es-es", "en qué parte de la ciudad tengo el piso", "residence"),
+    ("es-es", "qué tipo de casa tenemos", "residence"),
+    ("es-es", "con quiénes vivo", "household"),
+    ("de-de", "wo bin ich groß geworden", "origin"),
+    ("de-de", "welche ballsportart betreibe ich", "exercise"),
+    ("de-de", "auf welche insekten reagiere ich", "allergy"),
+    ("en-us", "when's my bday", "birthday"),
+    ("en-us", "which country am i originally from", "origin"),
+    ("en-us", "what sort of reptile do i own", "pet"),
+    ("en-us", "what dairy problem do i have", "intolerance"),
 ])
 def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is True
@@ -693,6 +715,8 @@ def test_what_a_question_asks_in_everyday_words(lang, question, slot):
     ("pt-pt", "quando é que volto ao trabalho", "transport"),
     ("es-es", "después de comer vengo a casa", "origin"),
     ("de-de", "nehme ich vitamin d in form von tabletten", "exercise"),
+    ("pt-pt", "que antibiótico estou a tomar", "allergy"),
+    ("en-us", "what was i originally going to do", "origin"),
 ])
 def test_what_a_question_does_not_ask(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is not True
