@@ -340,8 +340,12 @@ class StoreReader:
             flags = [found[i] for i in said]
             if any(flag is True for flag in flags) or not all(flag is False for flag in flags):
                 turns[turn] = True if True in flags else None
-            elif asks_unheld(asked):  # what no slot holds: the turn may tell it beside its facts
-                turns[turn] = None if _says_more(content, [facts[i] for i in said], lang) else False
+            elif asks_unheld(asked):  # what no slot holds: the turn may tell it beside its facts, unless
+                # it names no one, by a word or the name asked, and its facts are the user's own
+                # ("conduzco un dacia": not Iván's car; "conduzco el coche de iván" may be)
+                mine = not names_someone(content, lang) and not tells_of(content, asked, named, lang) and not any(
+                    facts[i].slot.startswith(("family.", "pet.")) for i in said)
+                turns[turn] = None if not mine and _says_more(content, [facts[i] for i in said], lang) else False
             elif any(of_another(facts[i].slot, asked) for i in said) or \
                     (topic and all(facts[i].slot.startswith("family.") for i in said)):
                 turns[turn] = False  # about someone else than the one asked about

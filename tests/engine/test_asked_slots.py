@@ -323,6 +323,40 @@ def assert_none_of_the_users_own(found, mine):
         [(m.content, m.score) for m in found]
 
 
+@pytest.mark.parametrize("lang,said", [
+    # a word said between commas beside a relative that is no one's name (a review's)
+    ("pt-pt", "o meu pai, afinal, já está reformado"),
+    ("es-es", "mi marido, total, no para de trabajar"),
+    ("es-es", "mi hijo, el último, nació en 2010"),
+    ("en-us", "my husband, overall, is kind"),
+    ("de-de", "meine tochter, die erste, studiert in jena"),
+])
+def test_a_word_between_commas_is_no_name(lang, said):
+    assert names_of([], lang, [said]) == ()
+
+
+@pytest.mark.parametrize("lang,said,question", [
+    ("pt-pt", "o meu marido, o rui, anda nas obras em frança", "que carro tem o rui"),
+    ("es-es", "mi marido, iván, hace turnos en la acería", "qué coche tiene iván"),
+])
+def test_a_name_set_apart_by_commas_is_known(lang, said, question):
+    """The question asks about him: his slots, not the user's own."""
+    assert answers("vehicle", asked_slots(question, lang, names_of([], lang, [said]))) is False
+
+
+@pytest.mark.parametrize("lang,theirs,mine,asked", [
+    # the user's statement that names the one asked tells of them ("el coche de iván")
+    ("es-es", "mi marido, iván, hace turnos en la acería", "vivo en teruel y conduzco el coche de iván, un dacia duster",
+     "qué coche tiene iván"),
+    ("pt-pt", "o meu marido, o rui, anda nas obras em frança", "moro em braga e ando no carro do rui, um seat ibiza cinzento",
+     "que carro tem o rui"),
+])
+def test_a_statement_that_names_the_one_asked_still_tells_of_them(make_engine, lang, theirs, mine, asked):
+    engine, sc = told(make_engine, lang, theirs, mine, "what time is it")
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert said_or_learnt_from(engine, sc, mine, found), [(m.content, m.score) for m in found]
+
+
 def test_the_names_a_user_gave_are_known_from_their_facts():
     names = names_of([("family.sister.rita.residence", "Porto"), ("pet.dog.name", "Rex"),
                       ("family.children.name", "Eli and Mia"), ("occupation", "Nurse")], "en-us")
@@ -347,6 +381,11 @@ def test_the_names_a_user_gave_are_known_from_their_facts():
     ("de-de", "meine freundin lena wohnt in bremen", "ich bin klempner in kassel", "was arbeitet lena"),
     ("es-es", "mi hermano pablo vive en cádiz", "soy fontanero en teruel", "a qué se dedica pablo"),
     ("en-us", "my husband marcus teaches chemistry at the high school", "i grew up in el paso", "where is marcus from"),
+    # named between commas ("o meu marido, o rui,"): the user's own car is not his
+    ("pt-pt", "o meu marido, o rui, anda nas obras em frança", "o meu carro é um seat ibiza cinzento",
+     "que carro tem o rui"),
+    ("es-es", "mi marido, iván, hace turnos en la acería", "conduzco un dacia duster de segunda mano",
+     "qué coche tiene iván"),
 ])
 def test_what_was_never_said_of_someone_named_gets_nothing(make_engine, lang, said, mine, asked):
     engine, sc = told(make_engine, lang, said, mine, "what time is it")

@@ -2138,6 +2138,8 @@ def test_what_people_tell_in_everyday_words(lang, text, slot, value):
     ("en-us", "my son's two dogs are cute", ".age"),
     ("en-us", "there's a dog next door called max", ".name"),  # a neighbour's pet
     ("en-us", "i walk my dog every morning", "transport"),     # no way to work
+    ("pt-pt", "o meu irmão, pá, trabalha nas obras", ".pá.employer"),  # a word between commas, no name
+    ("es-es", "mi marido, total, es camionero", ".total.occupation"),
 ])
 def test_what_such_words_do_not_tell(lang, text, slot):
     assert not [f for f in extract_facts(text, lang) if f.slot.endswith(slot)]

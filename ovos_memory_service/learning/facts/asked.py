@@ -24,7 +24,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_pairs, stop_words
 from ovos_memory_service.common.words import Forms, bare, keywords, topical, writes_accents
-from ovos_memory_service.learning.facts.extract import before_relative, is_number_word, load_language
+from ovos_memory_service.learning.facts.extract import before_relative, is_number_word, joined, load_language
 
 WORD = re.compile(r"[^\W\d_][\w'-]*")
 # one or two words and a comma at the start: a name ("tom, my brother, ..."), a word that
@@ -166,8 +166,9 @@ def names_of(facts: Iterable[Tuple[Optional[str], Optional[str]]], lang: str,
     folder = match_lang(lang)
     _, prefixes, followed = _subjects(folder) if folder else (None, {}, None)
     language = load_language(folder) if followed is not None else None
+    # a name set apart by commas is read as said bare ("o meu marido, o rui, ...": "o meu marido rui")
     found = {(name.lower(), f"{prefix}.{name.lower()}") for text in said if followed is not None
-             for words, name in followed.findall(text.lower()) if name not in language.nonnames
+             for words, name in followed.findall(joined(text, language).lower()) if name not in language.nonnames
              for prefix in prefixes[" ".join(words.split())]}
     for slot, value in facts:
         parts = (slot or "").split(".")

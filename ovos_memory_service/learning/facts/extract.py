@@ -414,7 +414,7 @@ def _an_adverb(word: str, lang: Language) -> bool:
         any(word.endswith(ending) and len(word) - len(ending) >= 4 for ending in lang.nonname_endings)
 
 
-def _joined(sentence: str, lang: Language) -> str:
+def joined(sentence: str, lang: Language) -> str:
     """``sentence`` with a relative and their name set apart at its start said as the
     patterns say them ("my brother tom works at the mill"); a word that is no name
     ("well, my brother, ...", "my son, meanwhile, ...") is left as it was."""
@@ -757,7 +757,7 @@ def extract_facts(text: str, lang: str) -> List[ExtractedFact]:
     boundary = re.compile(language.boundary, re.IGNORECASE)
     facts, seen = [], set()
     for sentence, question in _sentences(_written_out(text, language)):
-        sentence = _joined(sentence, language)
+        sentence = joined(sentence, language)
         starts = _clause_starts(sentence, boundary, filler_run)
         ends = starts[1:] + [len(sentence)]
         if (question or (questions and questions.match(sentence, starts[0]))
