@@ -330,6 +330,10 @@ def assert_none_of_the_users_own(found, mine):
     ("es-es", "mi hijo, el último, nació en 2010"),
     ("en-us", "my husband, overall, is kind"),
     ("de-de", "meine tochter, die erste, studiert in jena"),
+    ("en-us", "my dad, tbh, works at the mill"),
+    ("pt-pt", "o meu irmão, entretanto, mudou-se para o porto"),
+    ("es-es", "mi abuela, la pobrecita, vive sola"),
+    ("de-de", "mein sohn, der alte, wohnt in kiel"),
 ])
 def test_a_word_between_commas_is_no_name(lang, said):
     assert names_of([], lang, [said]) == ()
