@@ -502,7 +502,13 @@ PLACES_AND_MORE = {
     ("es-es", "soy de teruel", "cuál es mi tierra natal"),
 ])
 def test_what_is_told_in_everyday_words_is_found_by_what_it_is(make_engine, lang, said, asked):
-    engine, sc = told(make_engine, lang, *PLACES_AND_MORE[lang][:4], said, *PLACES_AND_MORE[lang][4:])
+    assert_among_the_first_two(make_engine, lang, said, asked, PLACES_AND_MORE[lang], 4)
+
+
+def assert_among_the_first_two(make_engine, lang, said, asked, others, before):
+    """``said`` (or its fact), told after the first ``before`` of ``others`` and before the rest,
+    is among the first two ``asked`` recalls at the default threshold."""
+    engine, sc = told(make_engine, lang, *others[:before], said, *others[before:])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert said_or_learnt_from(engine, sc, said, found[:2]), [(m.content, m.score) for m in found]
 
@@ -533,9 +539,7 @@ OTHER_TOPICS = {lang: [said for i, said in enumerate(PLACES_AND_MORE[lang]) if i
     ("de-de", "ich zocke gern videospiele", "welches spiel daddel ich"),
 ])
 def test_a_question_in_everyday_words_finds_what_it_asks_for(make_engine, lang, said, asked):
-    engine, sc = told(make_engine, lang, *OTHER_TOPICS[lang][:2], said, *OTHER_TOPICS[lang][2:])
-    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
-    assert said_or_learnt_from(engine, sc, said, found[:2]), [(m.content, m.score) for m in found]
+    assert_among_the_first_two(make_engine, lang, said, asked, OTHER_TOPICS[lang], 2)
 
 
 
