@@ -11,9 +11,9 @@ from ovos_utils.log import LOG
 from ovos_memory_service.learning import summaries
 from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
-                                                      asks_ages, asks_amount, asks_unheld, names_a_person, names_of,
-                                                      names_someone, of_another, owner, says_attribute, says_number,
-                                                      says_slot, tells_of)
+                                                      asks_ages, asks_amount, asks_medicine, asks_unheld,
+                                                      names_a_person, names_of, names_someone, of_another, owner,
+                                                      says_attribute, says_number, says_slot, tells_medicine, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -261,6 +261,9 @@ class StoreReader:
         if asks_amount(query, scope.lang):  # "how many miles do i run": only a number tells it
             wanted.update({item.id: False for item in items
                            if not says_number(f"{item.content} {item.value or ''}", scope.lang)})
+        if asks_medicine(query, scope.lang):  # "what pills am i on": a medicine named tells it, a condition not
+            told = {item.id: tells_medicine(f"{item.content} {item.value or ''}", scope.lang) for item in items}
+            wanted.update({i: tells for i, tells in told.items() if tells is not None})
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]

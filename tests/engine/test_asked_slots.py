@@ -468,6 +468,20 @@ PLACES_AND_MORE = {
 
 
 @pytest.mark.parametrize("lang,said,asked", [
+    ("en-us", "i'm a type two diabetic so i have to watch the sugar", "what medicine do i take for my blood sugar"),
+    ("en-us", "i eat oatmeal with raisins first thing every morning", "what pills do i take every day"),
+    ("es-es", "pilar me tiene a dieta sin sal por la tension", "qué pastillas tomo para la tensión"),
+    ("de-de", "seit dem herzinfarkt vor zwei jahren rauche ich nicht mehr", "welche tabletten nehme ich fürs herz"),
+])
+def test_a_medicine_asked_is_told_only_where_one_is_taken(make_engine, lang, said, asked):
+    """"what pills am i on": a condition, a diet or a habit names no medicine; never having
+    said one, the user gets nothing."""
+    engine, sc = told(make_engine, lang, said, *PLACES_AND_MORE[lang])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,said,asked", [
     # a trip one plans, asked by what it is (a trip, a destination), not by where
     ("pt-pt", "em outubro vamos a sevilha", "qual é o destino da nossa próxima viagem"),
     ("es-es", "en verano nos vamos a asturias", "cuál es nuestro próximo viaje"),
@@ -947,8 +961,15 @@ def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot)
     ("en-us", "i speak english, french and german", "how many languages do i speak"),
     ("en-us", "my dogs rex and bella sleep on my bed", "how many dogs do i have"),
     ("pt-pt", "moro em braga", "quanto a mim, onde é que eu moro"),
+    # a medicine, by its name or by taking it
+    ("en-us", "i'm on metformin twice a day", "what medication do i take"),
+    ("en-us", "the doctor put me on a blood thinner after the stroke", "what pills am i on"),
+    ("pt-pt", "ando a tomar estatinas para o colesterol", "que medicamentos é que eu tomo"),
+    ("es-es", "me tomo una pastilla para el tiroides cada mañana", "qué medicación llevo"),
+    ("de-de", "ich spritze abends insulin", "welche medikamente nehme ich"),
+    ("de-de", "seit der op schlucke ich jeden morgen blutverdünner", "welche tabletten brauche ich"),
 ])
-def test_an_amount_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
+def test_an_amount_or_a_medicine_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]

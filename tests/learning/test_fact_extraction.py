@@ -717,6 +717,17 @@ def test_a_word_about_how_or_when_is_no_relatives_name(lang, text):
             or f.slot.count(".") > 2] == []
 
 
+@pytest.mark.parametrize("lang,text", [
+    ("pt-pt", "ando com a tensão alta há uns anos"), ("pt-pt", "ando com a diabetes desde os trinta"),
+    ("pt-pt", "ando com a artrite há muito tempo"),
+])
+def test_a_condition_one_lives_with_is_no_partner(lang, text):
+    """"ando com a tensão alta há uns anos" (I've had high blood pressure for years) was
+    learnt as dating someone called Tensão Alta: a condition is no name, but a condition."""
+    assert [f.slot for f in extract_facts(text, lang)] == ["health.condition"], \
+        [f.text for f in extract_facts(text, lang)]
+
+
 @pytest.mark.parametrize("lang,text,slot,value", [
     ("en-us", "my brother marcus owns a barbershop on the south side of chicago", "family.brother.name", "Marcus"),
     ("en-us", "my husband marcus drives for ups so he's gone by six", "family.husband.name", "Marcus"),

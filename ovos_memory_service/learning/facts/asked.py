@@ -95,6 +95,9 @@ SOMEONE = "someone"
 NONE = "none"
 AMOUNT = "amount"  # words that ask a quantity ("how many miles"): a number tells it (``asks_amount``)
 MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora"): what an amount asked is in
+MEDICINE = "medicine"  # words that ask which medicine one takes ("what pills am i on"), or name one taken
+DRUG = "drug"  # words that name a medicine, never in a question of what one takes ("insulin", "estatinas")
+TAKEN = "taken"  # words that say a medicine is taken, without naming it ("take", "nehme")
 
 
 @lru_cache(maxsize=16)
@@ -199,7 +202,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE}
+    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE, MEDICINE, DRUG, TAKEN}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder)
@@ -345,20 +348,46 @@ def asks_amount(text: str, lang: str) -> bool:
     number tells; not "how many languages" or "how much do i like jazz", which a statement may
     tell by naming or saying, nor a count of people or animals."""
     folder = match_lang(lang)
-    if not folder:
-        return False
-    plain = not writes_accents(text)
-    said = " ".join(WORD.findall(text.lower()))
-    said = bare(said) if plain else said
-
-    def says(mark: str) -> bool:
-        return any(re.search(r"(?<!\w)%s(?!\w)" % re.escape(bare(w) if plain else w), said)
-                   for w in _marked_words(folder, (mark,)))
-    if not (says(AMOUNT) and says(MEASURE)):
+    if not folder or not (_says(text, folder, AMOUNT) and _says(text, folder, MEASURE)):
         return False
     prefixes = _subjects(folder)[1]
     return not any(p.startswith(("family.", "pet")) for w in WORD.findall(text.lower())
                    for p in prefixes.get(w, ()))
+
+
+def asks_medicine(text: str, lang: str) -> bool:
+    """``text`` asks which medicine is taken (asked.list's ``medicine`` words: "what pills
+    am i on", "welche tabletten nehme ich"), which only a statement that says one tells
+    (``tells_medicine``), not one of a condition ("i'm diabetic")."""
+    folder = match_lang(lang)
+    return bool(folder) and _says(text, folder, MEDICINE)
+
+
+def tells_medicine(text: str, lang: str) -> Optional[bool]:
+    """Whether ``text`` tells which medicine is taken: True when it names one (a word of
+    asked.list's ``medicine`` or ``drug`` lines: "i take a blood thinner", "me pincho
+    insulina"), None when it only says one is taken ("I take Zoloft": its name is in no
+    list), False when it says neither ("i'm diabetic")."""
+    folder = match_lang(lang)
+    if not folder:
+        return None
+    if _says(text, folder, MEDICINE) or _says(text, folder, DRUG):
+        return True
+    return None if _says(text, folder, TAKEN) else False
+
+
+def _says(text: str, folder: str, mark: str) -> bool:
+    """``text`` says a word of asked.list's line ``mark`` as it is written there; in a text
+    written without accents, without them."""
+    plain = not writes_accents(text)
+    said = " ".join(WORD.findall(text.lower()))
+    return bool(_marked_pattern(folder, mark, plain).search(bare(said) if plain else said))
+
+
+@lru_cache(maxsize=64)
+def _marked_pattern(folder: str, mark: str, plain: bool) -> re.Pattern:
+    words = sorted((bare(w) if plain else w for w in _marked_words(folder, (mark,))), key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(map(re.escape, words)) if words else r"(?!)")
 
 
 def says_number(text: str, lang: str) -> bool:

@@ -62,7 +62,8 @@ from ovos_memory_service.common.words import topical
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "mine", "carried", "times")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "mine", "carried", "times",
+         "conditions")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -596,7 +597,7 @@ def _word_before(match, group: str) -> str:
 def _person_name(raw: str, lang: Language) -> Optional[str]:
     """A person's name as captured ("tom", "a ana"): up to three words, none of
     them a function word, filler, ``nonnames`` word, possessive ("kevin's") or
-    single letter; None if it is not one."""
+    single letter, and no condition of ``conditions.list``; None if it is not one."""
     words = raw.strip(TRIM).split()
     while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
         words.pop(0)
@@ -605,6 +606,8 @@ def _person_name(raw: str, lang: Language) -> Optional[str]:
     for word in words:
         if word.lower() in lang.nonnames or not re.fullmatch(r"[^\W\d_][\w'.-]+", word) or word.endswith("'s"):
             return None
+    if " ".join(words).lower() in lang.lists["conditions"]:
+        return None  # "ando com a tensão alta": living with a condition, not with someone
     return " ".join(words)
 
 
