@@ -4,7 +4,7 @@ locks its own reads, so composite members run side by side."""
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from ovos_utils.log import LOG
 
@@ -257,13 +257,17 @@ class StoreReader:
         unrelated = {item.id for item in items if item.kind == "turn" and item.role == "user"
                      and not coverage[item.id][1] and _off_topic(item.content, words, related, scope.lang)} \
             if is_question(query, scope.lang) else set()
-        wanted, elsewhere = self._answers(query, words, items, scope.lang, one_word, similarity, unrelated)
+        names = _names(words, items, scope.lang)
+        asked = asked_slots(query, scope.lang, names)
+        wanted, elsewhere = self._answers(query, words, items, scope.lang, names, asked, one_word, similarity, unrelated)
         if asks_amount(query, scope.lang):  # "how many miles do i run": only a number tells it
             wanted.update({item.id: False for item in items
                            if not says_number(f"{item.content} {item.value or ''}", scope.lang)})
-        if asks_medicine(query, scope.lang):  # "what pills am i on": a medicine named tells it, a condition not
-            told = {item.id: tells_medicine(f"{item.content} {item.value or ''}", scope.lang) for item in items}
-            wanted.update({i: tells for i, tells in told.items() if tells is not None})
+        if asks_medicine(query, asked, scope.lang):  # "what pills am i on": a medicine named tells it, a
+            for item in items:  # condition does not; what was set aside otherwise stays so
+                tells = tells_medicine(f"{item.content} {item.value or ''}", scope.lang)
+                if tells is False or (tells and wanted.get(item.id) is not False):
+                    wanted[item.id] = tells
         found = []
         for item in items:
             cosine, (direct, topical) = similarity.get(item.id), coverage[item.id]
@@ -281,11 +285,12 @@ class StoreReader:
 
     @staticmethod
     def _answers(query: str, words: Sequence[str], items: List[MemoryItem], lang: str,
-                 topic: bool = False, similarity: Optional[Dict[str, float]] = None,
-                 unrelated: Set[str] = frozenset()
+                 names: Tuple[Tuple[str, str], ...], asked: FrozenSet[str], topic: bool = False,
+                 similarity: Optional[Dict[str, float]] = None, unrelated: Set[str] = frozenset()
                  ) -> Tuple[Dict[str, Optional[bool]], Set[str]]:
         """Item id -> whether it is what ``query`` (its keywords: ``words``) asks for
-        (learning/facts/asked.py), and the turns that get no lead (below),
+        (``asked``, the slots it asks with the user's ``names``: learning/facts/asked.py),
+        and the turns that get no lead (below),
         for the facts with a slot and the turns they were learnt from. A turn says
         what its facts say: one of them answers, or all are about someone else; when
         all are of other slots, it still may answer if it says a word of what is asked
@@ -298,8 +303,6 @@ class StoreReader:
         tells the breed its fact leaves out. What the user asked of the assistant is no
         answer to a question, nor a statement of theirs among ``unrelated`` (those a
         question names a topic of and they say nothing of: ``_off_topic``)."""
-        names = _names(words, items, lang)
-        asked = asked_slots(query, lang, names)
         # what the user asked of the assistant ("tell me a joke") answers no question about
         # them; a query that names a thing ("black pepper") may be after what they asked of it
         theirs = [item for item in items if item.kind == "turn" and item.role == "user"]

@@ -472,6 +472,11 @@ PLACES_AND_MORE = {
     ("en-us", "i eat oatmeal with raisins first thing every morning", "what pills do i take every day"),
     ("es-es", "pilar me tiene a dieta sin sal por la tension", "qué pastillas tomo para la tensión"),
     ("de-de", "seit dem herzinfarkt vor zwei jahren rauche ich nicht mehr", "welche tabletten nehme ich fürs herz"),
+    # a review's: words of a medicine in another sense, what the user asked of the assistant
+    ("en-us", "i read the news on my tablet every morning", "what medication do i take"),
+    ("es-es", "estudié medicina en salamanca", "qué pastillas tomo"),
+    ("de-de", "ich trinke keinen tropfen alkohol", "welche medikamente nehme ich"),
+    ("en-us", "can i take ibuprofen with a beer", "what medication am i on"),
 ])
 def test_a_medicine_asked_is_told_only_where_one_is_taken(make_engine, lang, said, asked):
     """"what pills am i on": a condition, a diet or a habit names no medicine; never having
@@ -943,9 +948,37 @@ def test_whose_a_statement_is_goes_by_who_does_it(lang, said, topic, theirs):
 @pytest.mark.parametrize("lang,question,slot", [
     ("pt-pt", "tenho algum irmão", "family.sister.marta.residence"),
     ("es-es", "tengo algún hermano", "family.sister.carmen.residence"),
+    # "a", "any", or none after "have": whether the user has one
+    ("en-us", "do i have any brothers", "family.sister.ruth.residence"),
+    ("en-us", "do i have a sister", "family.brother.marcus.employer"),
+    ("en-us", "do i have kids", "occupation"),
+    ("pt-pt", "tenho filhos", "family.brother.tiago.residence"),
+    ("es-es", "tengo hermanas", "family.brother.jorge.employer"),
+    ("es-es", "tengo un hermano", "family.sister.carmen.residence"),
+    ("de-de", "hab ich geschwister", "health.condition"),
+    ("de-de", "haben wir kinder", "occupation"),
+    ("de-de", "habe ich einen bruder", "family.sister.lena.residence"),
 ])
 def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is False
+
+
+@pytest.mark.parametrize("lang,said,question", [
+    ("en-us", "my son eli lives in leeds", "do i have any kids"),
+    ("en-us", "my sister ruth lives in green bay", "do i have a sister"),
+    ("pt-pt", "a minha filha inês vive em faro", "tenho filhos"),
+    ("es-es", "mi hermana carmen vive en sevilla", "tengo hermanas"),
+    ("de-de", "meine schwester lena wohnt in bonn", "hab ich geschwister"),
+    # told with a number, or a word the question does not use
+    ("en-us", "i've got two older brothers", "do i have any siblings"),
+    ("pt-pt", "tenho dois irmãos mais velhos", "tenho irmãos"),
+    ("es-es", "tengo tres hijos ya mayores", "tengo niños"),
+    ("de-de", "wir haben zwei töchter", "haben wir kinder"),
+])
+def test_a_relative_asked_after_any_is_found(make_engine, lang, said, question):
+    engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
+    found = engine.recall(sc, question, 5, engine.config["recall_relevance_threshold"])
+    assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]
 
 
 @pytest.mark.parametrize("lang,said,asked", [
@@ -968,6 +1001,14 @@ def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot)
     ("es-es", "me tomo una pastilla para el tiroides cada mañana", "qué medicación llevo"),
     ("de-de", "ich spritze abends insulin", "welche medikamente nehme ich"),
     ("de-de", "seit der op schlucke ich jeden morgen blutverdünner", "welche tabletten brauche ich"),
+    # a review's: a medicine in no list, and questions with a medicine's word that ask another thing
+    ("en-us", "i'm on lithium for my bipolar", "what medication am i on"),
+    ("pt-pt", "estou medicado com lítio por causa da bipolaridade", "que medicamentos tomo"),
+    ("de-de", "ich bekomme cortison gegen mein asthma", "welche medikamente nehme ich"),
+    ("en-us", "i'm allergic to penicillin", "what medicine am i allergic to"),
+    ("es-es", "soy alérgico a la penicilina", "a qué medicamento soy alérgico"),
+    ("de-de", "ich habe in heidelberg studiert", "wo habe ich medizin studiert"),
+    ("en-us", "i have an ipad", "what tablet do i have"),
 ])
 def test_an_amount_or_a_medicine_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])

@@ -57,6 +57,9 @@ ALSO = _also()
 SELF = "self"  # in the slots asked for: the question names the user too
 US = "us"  # words that say the user with others ("we"): a statement that says them is the user's too
 BARE = "bare"  # a relative named with no word before ("where does mom live")
+# in a question, words before a relative the user may have ("do i have a sister", "hab ich
+# geschwister"): as "my" before one, the relative is whom the question asks about
+ANY = "any"
 # a place asked for ("what country"): a relative's home or origin ("em que país está a minha irmã"),
 # but of the user's own nothing in particular ("como é que nos deslocamos na cidade")
 PLACE, PLACES = "place", {"residence", "origin"}
@@ -121,14 +124,15 @@ def _apart(folder: str) -> Tuple[Tuple[re.Pattern, Tuple[str, ...]], ...]:
 
 
 @lru_cache(maxsize=16)
-def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]], Optional[re.Pattern]]:
-    """A regex of a subject's words after a word of the ``family`` line, or of
-    the ``bare`` line alone (the words in its group 1 or 2), the words ->
+def _subjects(folder: str, asking: bool = False
+              ) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]], Optional[re.Pattern]]:
+    """A regex of a subject's words after a word of the ``family`` line (or, ``asking``
+    a question, of the ``any`` line), or of the ``bare`` line alone (the words in its group 1 or 2), the words ->
     the beginnings of their slots
     (``family.sister``, ``pet.dog``; the German "Freund" is a friend and a boyfriend),
     and a regex of those after a ``family`` word and followed by a name (its groups)."""
     language = load_language(folder)
-    before = sorted((w for w, slots in _asked(folder).items() if "family" in slots), key=len, reverse=True)
+    before = _marked_words(folder, ("family",))
     prefixes: Dict[str, Set[str]] = {}
     for _, _, _, rule, maps in language.compiled if language and before else ():
         for family, names, prefix in SUBJECTS:
@@ -143,6 +147,9 @@ def _subjects(folder: str) -> Tuple[Optional[re.Pattern], Dict[str, Set[str]], O
     # the words of the "bare" line name a relative with no word before ("mom", "Oma")
     bare = sorted((w for w, slots in _asked(folder).items() if BARE in slots and w in prefixes), key=len, reverse=True)
     before_words = before_relative(language.lists["articles"], before)
+    if asking:  # "have", "any", "hab ich", and an article or none: "do i have a sister", "hab ich geschwister"
+        before_words = r"(?:%s|%s)" % (before_words, before_relative((), _marked_words(folder, (ANY,)),
+                                                                     language.lists["indefinite"]))
     subject_words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
     pattern = r"(?<!\w)(?:%s\s+(%s)|(%s))(?!\w)" % (before_words, subject_words, "|".join(map(re.escape, bare)) or "(?!)")
     followed = r"(?<!\w)%s\s+(%s)\s+([^\W\d_][\w'-]*)" % (before_words, subject_words)
@@ -196,16 +203,18 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # a word asks in any of its forms; two or three words together ("de onde", "auf die welt")
     # as the list writes them, and then their words ask nothing of their own ("get to work" is
     # how one gets there, not the job), and two apart ("where ... from")
-    runs = [(i, n) for n in (2, 3) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in own]
+    # ("do i have" asks only first: "i" in "where do i have my tea" still says the user)
+    runs = [(i, n) for n in (2, 3) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in own
+            and (i == 0 or own[" ".join(words[i:i + n])] != (ANY,))]
     inside = {i + k for i, n in runs for k in range(n)}
     plain = not writes_accents(text)  # speech-to-text that drops accents: "profissao" is "profissão"
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE, MEDICINE, DRUG, TAKEN}
+    slots = asked - {"family", ANY, BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE, MEDICINE, DRUG, TAKEN}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
-    named, subjects = _named(said, folder)
+    named, subjects = _named(said, folder, asking=True)
     # a name the user gave someone ("rita", "rita's"), not a word that asks something ("Will", "June")
     owners = set(words) | {owner(w) for w in words}
     by_name = {(w, subject) for w, subject in names if w in owners and not _word_slots(w, folder, plain)}
@@ -355,19 +364,21 @@ def asks_amount(text: str, lang: str) -> bool:
                    for p in prefixes.get(w, ()))
 
 
-def asks_medicine(text: str, lang: str) -> bool:
-    """``text`` asks which medicine is taken (asked.list's ``medicine`` words: "what pills
-    am i on", "welche tabletten nehme ich"), which only a statement that says one tells
-    (``tells_medicine``), not one of a condition ("i'm diabetic")."""
+def asks_medicine(text: str, asked: FrozenSet[str], lang: str) -> bool:
+    """``text`` asks which medicine the user takes (asked.list's ``medicine`` words: "what
+    pills am i on", "welche tabletten nehme ich"), which only a statement that says one tells
+    (``tells_medicine``), not one of a condition ("i'm diabetic"); not when what it asks
+    (``asked``: its slots) is more than their health ("what medicine am i allergic to",
+    "what pills is my mom on")."""
     folder = match_lang(lang)
-    return bool(folder) and _says(text, folder, MEDICINE)
+    return bool(folder) and _says(text, folder, MEDICINE) and all(a.startswith("health.") for a in asked)
 
 
 def tells_medicine(text: str, lang: str) -> Optional[bool]:
     """Whether ``text`` tells which medicine is taken: True when it names one (a word of
     asked.list's ``medicine`` or ``drug`` lines: "i take a blood thinner", "me pincho
-    insulina"), None when it only says one is taken ("I take Zoloft": its name is in no
-    list), False when it says neither ("i'm diabetic")."""
+    insulina"), None when it only says one is taken or used ("I'm on lithium": its name
+    is in no list), False when it says neither ("i'm diabetic")."""
     folder = match_lang(lang)
     if not folder:
         return None
@@ -422,10 +433,10 @@ def tells_of(text: str, asked: FrozenSet[str], names: Iterable[str], lang: str) 
                                 for s in subjects for p in _named(said, folder)[1])
 
 
-def _named(said: str, folder: str):
+def _named(said: str, folder: str, asking: bool = False):
     """The subject words a lowercase text names ("my sister", "Oma": ``_subjects``' matches)
     and the beginnings of their slots (``family.sister``)."""
-    pattern, prefixes, _ = _subjects(folder)
+    pattern, prefixes, _ = _subjects(folder, asking)
     named = list(pattern.finditer(said)) if pattern else []
     return named, {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
 

@@ -62,8 +62,7 @@ from ovos_memory_service.common.words import topical
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "mine", "carried", "times",
-         "conditions")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "mine", "carried", "times")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -389,10 +388,12 @@ def _set_apart(base: Path, relatives: set, lists: Dict[str, list]):
         re.compile(kin + r"(?!\w)", re.IGNORECASE)  # "my dad's retired" too
 
 
-def before_relative(articles, before) -> str:
+def before_relative(articles, before, then=()) -> str:
     """A regex of a word before a relative (asked.list's ``family`` line: "my", "die"),
-    an article before it or not ("o meu marido": Portuguese puts one; not "da minha")."""
-    return r"(?:(?:%s)\s+)?(?:%s)" % (_words_regex(articles) or "(?!)", _words_regex(before))
+    an article before it or not ("o meu marido": Portuguese puts one; not "da minha"),
+    and a word of ``then`` after it or not ("have a", of "do i have a sister")."""
+    after = r"(?:\s+(?:%s))?" % _words_regex(then) if then else ""
+    return r"(?:(?:%s)\s+)?(?:%s)%s" % (_words_regex(articles) or "(?!)", _words_regex(before), after)
 
 
 def _a_name(word: str, sentence: str, lang: Language) -> bool:
@@ -597,7 +598,7 @@ def _word_before(match, group: str) -> str:
 def _person_name(raw: str, lang: Language) -> Optional[str]:
     """A person's name as captured ("tom", "a ana"): up to three words, none of
     them a function word, filler, ``nonnames`` word, possessive ("kevin's") or
-    single letter, and no condition of ``conditions.list``; None if it is not one."""
+    single letter; None if it is not one."""
     words = raw.strip(TRIM).split()
     while len(words) > 1 and words[0].lower() in lang.lists["articles"]:
         words.pop(0)
@@ -606,8 +607,6 @@ def _person_name(raw: str, lang: Language) -> Optional[str]:
     for word in words:
         if word.lower() in lang.nonnames or not re.fullmatch(r"[^\W\d_][\w'.-]+", word) or word.endswith("'s"):
             return None
-    if " ".join(words).lower() in lang.lists["conditions"]:
-        return None  # "ando com a tensão alta": living with a condition, not with someone
     return " ".join(words)
 
 
