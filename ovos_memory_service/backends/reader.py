@@ -264,8 +264,10 @@ class StoreReader:
             wanted.update({item.id: False for item in items
                            if not says_number(f"{item.content} {item.value or ''}", scope.lang)})
         if asks_medicine(query, asked, scope.lang):  # "what pills am i on": a medicine named tells it, a
-            for item in items:  # condition does not; what was set aside otherwise stays so
+            for item in items:  # condition does not, nor a relative's; what was set aside otherwise stays so
                 tells = tells_medicine(f"{item.content} {item.value or ''}", scope.lang)
+                if tells and about_another(item.content, asked, scope.lang):
+                    tells = False  # "my grandmother takes pills for her heart"
                 if tells is False or (tells and wanted.get(item.id) is not False):
                     wanted[item.id] = tells
         found = []

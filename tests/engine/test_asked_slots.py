@@ -477,6 +477,12 @@ PLACES_AND_MORE = {
     ("es-es", "estudié medicina en salamanca", "qué pastillas tomo"),
     ("de-de", "ich trinke keinen tropfen alkohol", "welche medikamente nehme ich"),
     ("en-us", "can i take ibuprofen with a beer", "what medication am i on"),
+    # a relative's medicine is not the user's, nor what was said of them the medicine they take
+    ("en-us", "my grandmother takes pills for her heart", "what medication am i on"),
+    ("de-de", "mein vater wohnt jetzt bei uns", "welche medikamente nimmt mein vater"),
+    ("en-us", "my mom takes warfarin for her heart", "what pills am i on"),
+    # an allergy is no medicine taken for it
+    ("en-us", "i'm allergic to cats", "what pills do i take for my allergies"),
 ])
 def test_a_medicine_asked_is_told_only_where_one_is_taken(make_engine, lang, said, asked):
     """"what pills am i on": a condition, a diet or a habit names no medicine; never having
@@ -958,9 +964,18 @@ def test_whose_a_statement_is_goes_by_who_does_it(lang, said, topic, theirs):
     ("de-de", "hab ich geschwister", "health.condition"),
     ("de-de", "haben wir kinder", "occupation"),
     ("de-de", "habe ich einen bruder", "family.sister.lena.residence"),
+    # a relative's "have" asks of them, not of the user's (a review's)
+    ("en-us", "did my dad have a brother", "family.brother.tom.residence"),
+    ("en-us", "does my sister have a dog", "pet.dog.name"),
 ])
 def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot):
     assert answers(slot, asked_slots(question, lang)) is False
+
+
+def test_whether_someone_else_has_children_is_not_told_by_what_they_do():
+    """"does ana have any children" asks of Ana what no slot holds, not about the user's children."""
+    asked = asked_slots("does ana have any children", "en-us", (("ana", "family.sister.ana"),))
+    assert answers("family.sister.ana.occupation", asked) is False
 
 
 @pytest.mark.parametrize("lang,said,question", [
@@ -974,8 +989,13 @@ def test_a_relative_asked_after_any_is_the_one_asked_about(lang, question, slot)
     ("pt-pt", "tenho dois irmãos mais velhos", "tenho irmãos"),
     ("es-es", "tengo tres hijos ya mayores", "tengo niños"),
     ("de-de", "wir haben zwei töchter", "haben wir kinder"),
+    # the user's own beside a relative or an animal, and two animals asked (a review's)
+    ("en-us", "i work as a nurse at the clinic", "do i have the same job as my sister"),
+    ("de-de", "ich arbeite als krankenschwester", "habe ich den gleichen beruf wie meine schwester"),
+    ("en-us", "i'm allergic to dogs", "do i have a dog allergy"),
+    ("en-us", "our golden retriever is called max", "do we have a cat or a dog"),
 ])
-def test_a_relative_asked_after_any_is_found(make_engine, lang, said, question):
+def test_a_question_with_have_finds_what_was_told(make_engine, lang, said, question):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
     found = engine.recall(sc, question, 5, engine.config["recall_relevance_threshold"])
     assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]

@@ -721,6 +721,7 @@ def test_a_word_about_how_or_when_is_no_relatives_name(lang, text):
     ("pt-pt", "ando com a tensão alta há uns anos"), ("pt-pt", "ando com a diabetes desde os trinta"),
     ("pt-pt", "ando com a artrite há muito tempo"), ("pt-pt", "ando com a tensão arterial alta há uns anos"),
     ("pt-pt", "ando com a ciática há uns meses"), ("pt-pt", "ando com o colesterol há uns anos"),
+    ("pt-pt", "ando com a hipertensão há anos"), ("pt-pt", "ando com a fibromialgia há anos"),
 ])
 def test_a_condition_one_lives_with_is_no_partner(lang, text):
     """"ando com a tensão alta há uns anos" (I've had high blood pressure for years) was

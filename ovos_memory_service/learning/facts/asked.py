@@ -101,6 +101,7 @@ MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora")
 MEDICINE = "medicine"  # words that ask which medicine one takes ("what pills am i on"), or name one taken
 DRUG = "drug"  # words that name a medicine, never in a question of what one takes ("insulin", "estatinas")
 TAKEN = "taken"  # words that say a medicine is taken, without naming it ("take", "nehme")
+SLOTLESS = {ANY, MEDICINE, DRUG, TAKEN}  # what these words ask is no slot of a relative's
 
 
 @lru_cache(maxsize=16)
@@ -203,9 +204,10 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # a word asks in any of its forms; two or three words together ("de onde", "auf die welt")
     # as the list writes them, and then their words ask nothing of their own ("get to work" is
     # how one gets there, not the job), and two apart ("where ... from")
-    # ("do i have" asks only first: "i" in "where do i have my tea" still says the user)
+    # ("do i have" only before the relative alone: "i" in "do i have the same job as my sister" still
+    # says the user)
     runs = [(i, n) for n in (2, 3) for i in range(len(words) - n + 1) if " ".join(words[i:i + n]) in own
-            and (i == 0 or own[" ".join(words[i:i + n])] != (ANY,))]
+            and (own[" ".join(words[i:i + n])] != (ANY,) or (i == 0 and _someone_alone(words[n:], folder)))]
     inside = {i + k for i, n in runs for k in range(n)}
     plain = not writes_accents(text)  # speech-to-text that drops accents: "profissao" is "profissão"
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
@@ -226,7 +228,8 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
     # "my dog rex": all of his
     held = {w for m in named for w in WORD.findall(m.group(0))} | {w for w, _ in by_name}
-    other = [w for w in keywords(said, lang) if w not in held and not _word_slots(w, folder, plain)]
+    # ("what pills is my mom on": a medicine's words ask no slot, what she takes no slot holds)
+    other = [w for w in keywords(said, lang) if w not in held and not set(_word_slots(w, folder, plain)) - SLOTLESS]
     # what the rules never learn of a relative ("what car does my sister drive") is unheld too
     # (a slot asked of anyone's, "family.*.household", is asked of theirs: "family.wife.*.household")
     attributes = {s.split(".*.")[-1] for s in slots if s.split(".")[-1] in _of_others(folder)}
@@ -235,6 +238,15 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
         return frozenset(slots)  # a name alone ("der kleine max"): a name may be more than one person's
     about = {f"{subject}.*.{slot}" for subject in subjects for slot in attributes} or subjects
     return frozenset(about | slots | {SELF}) if SELF in asked else frozenset(about)
+
+
+def _someone_alone(words: List[str], folder: str) -> bool:
+    """``words`` are a relative's or an animal's, after stop words or none ("any brothers", "a dog";
+    not "a dog allergy")."""
+    stops = stop_words(folder)
+    while words and words[0] in stops:
+        words = words[1:]
+    return " ".join(words) in _subjects(folder)[1]
 
 
 def _unknown_after_family(words: List[str], folder: str, plain: bool = False) -> bool:
@@ -369,9 +381,10 @@ def asks_medicine(text: str, asked: FrozenSet[str], lang: str) -> bool:
     pills am i on", "welche tabletten nehme ich"), which only a statement that says one tells
     (``tells_medicine``), not one of a condition ("i'm diabetic"); not when what it asks
     (``asked``: its slots) is more than their health ("what medicine am i allergic to",
-    "what pills is my mom on")."""
+    "what pills is my mom on"), unless it says it is taken ("what pills do i take for my allergies")."""
     folder = match_lang(lang)
-    return bool(folder) and _says(text, folder, MEDICINE) and all(a.startswith("health.") for a in asked)
+    return bool(folder) and _says(text, folder, MEDICINE) and (
+        all(a.startswith("health.") for a in asked) or (_says(text, folder, TAKEN) and not _asked_subjects(asked)))
 
 
 def tells_medicine(text: str, lang: str) -> Optional[bool]:
