@@ -13,7 +13,7 @@ from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
                                                       asks_ages, asks_amount, asks_medicine, asks_unheld,
                                                       names_a_person, names_of, names_someone, of_another, owner,
-                                                      says_attribute, says_number, says_slot, tells_medicine, tells_of)
+                                                      says_attribute, says_me, says_number, says_slot, tells_medicine, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -266,8 +266,8 @@ class StoreReader:
         if asks_medicine(query, asked, scope.lang):  # "what pills am i on": a medicine named tells it, a
             for item in items:  # condition does not, nor a relative's; what was set aside otherwise stays so
                 tells = tells_medicine(f"{item.content} {item.value or ''}", scope.lang)
-                if tells and about_another(item.content, asked, scope.lang):
-                    tells = False  # "my grandmother takes pills for her heart"
+                if tells and about_another(item.content, asked, scope.lang):  # "my grandmother takes pills
+                    tells = None if says_me(item.content, scope.lang) else False  # for her heart" ("... gives me")
                 if tells is False or (tells and wanted.get(item.id) is not False):
                     wanted[item.id] = tells
         found = []

@@ -994,6 +994,9 @@ def test_whether_someone_else_has_children_is_not_told_by_what_they_do():
     ("de-de", "ich arbeite als krankenschwester", "habe ich den gleichen beruf wie meine schwester"),
     ("en-us", "i'm allergic to dogs", "do i have a dog allergy"),
     ("en-us", "our golden retriever is called max", "do we have a cat or a dog"),
+    # "or" names no one by itself: advice is about the user's own (a third review's)
+    ("en-us", "i'm allergic to cats", "is it better to adopt a cat or a dog"),
+    ("es-es", "soy alérgico a los gatos", "es mejor un gato o un perro"),
 ])
 def test_a_question_with_have_finds_what_was_told(make_engine, lang, said, question):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
@@ -1029,6 +1032,13 @@ def test_a_question_with_have_finds_what_was_told(make_engine, lang, said, quest
     ("es-es", "soy alérgico a la penicilina", "a qué medicamento soy alérgico"),
     ("de-de", "ich habe in heidelberg studiert", "wo habe ich medizin studiert"),
     ("en-us", "i have an ipad", "what tablet do i have"),
+    # a relative who gives the user their medicine, a medicine that helps (a third review's)
+    ("en-us", "my wife reminds me to take my insulin", "what medication am i on"),
+    ("de-de", "meine frau gibt mir das insulin", "welche medikamente nehme ich"),
+    ("en-us", "zyrtec really helps my hay fever", "what pills do i take for my allergies"),
+    # a medicine one cannot take
+    ("en-us", "i'm allergic to amoxicillin", "which medicine can't i take"),
+    ("pt-pt", "sou alérgica à penicilina", "que medicamento é que não posso tomar"),
 ])
 def test_an_amount_or_a_medicine_asked_is_found_where_it_is_told(make_engine, lang, said, asked):
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])

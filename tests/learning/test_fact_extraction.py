@@ -729,6 +729,16 @@ def test_a_condition_one_lives_with_is_no_partner(lang, text):
     assert [f.text for f in extract_facts(text, lang) if f.slot.startswith("family.")] == []
 
 
+@pytest.mark.parametrize("lang,text,slot", [
+    ("es-es", "mi mujer asma trabaja en el banco", "family.wife.asma.employer"),
+    ("de-de", "mein kollege krebs wohnt in bonn", "family.colleague.krebs.residence"),
+])
+def test_an_illness_elsewhere_is_still_a_name(lang, text, slot):
+    """Asma is a given name in Spain, Krebs a German surname: only Portuguese, where "ando com
+    a asma" says the illness, takes illnesses for no name."""
+    assert slot in [f.slot for f in extract_facts(text, lang)]
+
+
 @pytest.mark.parametrize("lang,text,slot,value", [
     ("en-us", "my brother marcus owns a barbershop on the south side of chicago", "family.brother.name", "Marcus"),
     ("en-us", "my husband marcus drives for ups so he's gone by six", "family.husband.name", "Marcus"),

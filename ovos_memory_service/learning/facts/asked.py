@@ -60,6 +60,8 @@ BARE = "bare"  # a relative named with no word before ("where does mom live")
 # in a question, words before a relative the user may have ("do i have a sister", "hab ich
 # geschwister"): as "my" before one, the relative is whom the question asks about
 ANY = "any"
+OR = "or"  # in a question, a word before a second relative or animal, beside a first ("a cat or a dog")
+ME = "me"  # words that say the user as an object ("reminds me", "dá-me", "gibt mir")
 # a place asked for ("what country"): a relative's home or origin ("em que país está a minha irmã"),
 # but of the user's own nothing in particular ("como é que nos deslocamos na cidade")
 PLACE, PLACES = "place", {"residence", "origin"}
@@ -101,7 +103,7 @@ MEASURE = "measure"  # a unit, money or a span of time ("miles", "earn", "hora")
 MEDICINE = "medicine"  # words that ask which medicine one takes ("what pills am i on"), or name one taken
 DRUG = "drug"  # words that name a medicine, never in a question of what one takes ("insulin", "estatinas")
 TAKEN = "taken"  # words that say a medicine is taken, without naming it ("take", "nehme")
-SLOTLESS = {ANY, MEDICINE, DRUG, TAKEN}  # what these words ask is no slot of a relative's
+SLOTLESS = {ANY, OR, ME, MEDICINE, DRUG, TAKEN}  # lines read as words alone (``_says``), asking no slot
 
 
 @lru_cache(maxsize=16)
@@ -148,8 +150,8 @@ def _subjects(folder: str, asking: bool = False
     # the words of the "bare" line name a relative with no word before ("mom", "Oma")
     bare = sorted((w for w, slots in _asked(folder).items() if BARE in slots and w in prefixes), key=len, reverse=True)
     before_words = before_relative(language.lists["articles"], before)
-    if asking:  # "have", "any", "hab ich", and an article or none: "do i have a sister", "hab ich geschwister"
-        before_words = r"(?:%s|%s)" % (before_words, before_relative((), _marked_words(folder, (ANY,)),
+    if asking:  # "do i have", "hab ich", "or", and an article or none: "do i have a sister", "hab ich geschwister"
+        before_words = r"(?:%s|%s)" % (before_words, before_relative((), _marked_words(folder, (ANY, OR)),
                                                                      language.lists["indefinite"]))
     subject_words = "|".join(r"\s+".join(map(re.escape, w.split())) for w in words)
     pattern = r"(?<!\w)(?:%s\s+(%s)|(%s))(?!\w)" % (before_words, subject_words, "|".join(map(re.escape, bare)) or "(?!)")
@@ -213,7 +215,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", ANY, BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE, MEDICINE, DRUG, TAKEN}
+    slots = asked - {"family", ANY, OR, ME, BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE, MEDICINE, DRUG, TAKEN}
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder, asking=True)
@@ -228,8 +230,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     # "what car does my sister drive" (a topic's word no slot holds): none of hers answers;
     # "my dog rex": all of his
     held = {w for m in named for w in WORD.findall(m.group(0))} | {w for w, _ in by_name}
-    # ("what pills is my mom on": a medicine's words ask no slot, what she takes no slot holds)
-    other = [w for w in keywords(said, lang) if w not in held and not set(_word_slots(w, folder, plain)) - SLOTLESS]
+    other = [w for w in keywords(said, lang) if w not in held and not _word_slots(w, folder, plain)]
     # what the rules never learn of a relative ("what car does my sister drive") is unheld too
     # (a slot asked of anyone's, "family.*.household", is asked of theirs: "family.wife.*.household")
     attributes = {s.split(".*.")[-1] for s in slots if s.split(".")[-1] in _of_others(folder)}
@@ -332,14 +333,14 @@ def _word_slots(word: str, folder: str, plain: bool = False) -> Tuple[str, ...]:
     form of ("moram" of "mora", "wohnt" of "wohne", "viven" of "vive"); cached, as a
     statement's words are looked up again and again."""
     own = _asked(folder)
-    if word in own:
-        return own[word]
-    listed = _forms(folder).of(word)
+    listed = [word] if word in own else _forms(folder).of(word)
     if not listed and plain and word not in _subjects(folder)[1]:
         # in a text written without accents, a word without its own ("profissao"), unless the
         # word names someone as it is ("pais", parents, is no "país")
         listed = list(_unaccented(folder).get(word, ()))
-    return tuple(slot for w in listed for slot in own[w])
+    # the words of the lines read as words alone ask nothing ("what pills is my mom on": what she
+    # takes no slot holds; "micha" is no form of "mich")
+    return tuple(slot for w in listed for slot in own[w] if slot not in SLOTLESS)
 
 
 @lru_cache(maxsize=16)
@@ -385,6 +386,12 @@ def asks_medicine(text: str, asked: FrozenSet[str], lang: str) -> bool:
     folder = match_lang(lang)
     return bool(folder) and _says(text, folder, MEDICINE) and (
         all(a.startswith("health.") for a in asked) or (_says(text, folder, TAKEN) and not _asked_subjects(asked)))
+
+
+def says_me(text: str, lang: str) -> bool:
+    """``text`` says the user as an object (asked.list's ``me`` line: "my wife reminds me", "dá-me")."""
+    folder = match_lang(lang)
+    return bool(folder) and _says(text, folder, ME)
 
 
 def tells_medicine(text: str, lang: str) -> Optional[bool]:
@@ -451,6 +458,9 @@ def _named(said: str, folder: str, asking: bool = False):
     and the beginnings of their slots (``family.sister``)."""
     pattern, prefixes, _ = _subjects(folder, asking)
     named = list(pattern.finditer(said)) if pattern else []
+    ors = _marked_words(folder, (OR,))
+    if all(m.group(0).split()[0] in ors for m in named):  # "is a cat or a dog better": no one asked
+        named = []
     return named, {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
 
 

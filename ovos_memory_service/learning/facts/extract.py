@@ -62,8 +62,7 @@ from ovos_memory_service.common.words import topical
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
          "articles", "trailing", "reject", "nonnames", "particles", "indefinite", "definite", "casing",
-         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "mine", "carried", "times",
-         "conditions")
+         "numbers", "months", "relative", "cuts", "spoken", "inverted", "dropped", "mine", "carried", "times")
 CASES = ("name", "place", "org", "noun")
 FREE = ("value", "name", "detail", "gap", "about")  # what a pattern captures besides map words
 FREE_WORDS = {"name": 3, "gap": 4, "detail": 7, "about": 2}  # longest capture, in words
@@ -345,9 +344,7 @@ def load_language(folder: str) -> Optional[Language]:
                     function_words=function, article_words=articles,
                     nonnames=function | frozenset([w for w in lists["nonnames"] if w[:1] not in "-+"]
                                                   + lists["fillers"] + lists["boundaries"]
-                                                  + lists["questions"] + lists["reject"]
-                                                  # "ando com a hipertensão": living with it, not with someone
-                                                  + [w for w in lists["conditions"] if " " not in w]),
+                                                  + lists["questions"] + lists["reject"]),
                     nonname_endings=tuple(w[1:] for w in lists["nonnames"] if w.startswith("-")),
                     ending_names=frozenset(w[1:] for w in lists["nonnames"] if w.startswith("+")))
     relatives = set()
