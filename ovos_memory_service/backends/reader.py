@@ -265,7 +265,7 @@ class StoreReader:
                            if not says_number(f"{item.content} {item.value or ''}", scope.lang)})
         if asks_medicine(query, asked, scope.lang):  # "what pills am i on": a medicine named tells it, a
             for item in items:  # condition does not, nor a relative's; what was set aside otherwise stays so
-                tells = tells_medicine(f"{item.content} {item.value or ''}", scope.lang)
+                tells = tells_medicine(f"{item.content} {item.value or ''}", asked, scope.lang)
                 if tells and about_another(item.content, asked, scope.lang):  # "my grandmother takes pills
                     tells = None if says_me(item.content, scope.lang) else False  # for her heart" ("... gives me")
                 if tells is False or (tells and wanted.get(item.id) is not False):

@@ -481,8 +481,9 @@ PLACES_AND_MORE = {
     ("en-us", "my grandmother takes pills for her heart", "what medication am i on"),
     ("de-de", "mein vater wohnt jetzt bei uns", "welche medikamente nimmt mein vater"),
     ("en-us", "my mom takes warfarin for her heart", "what pills am i on"),
-    # an allergy is no medicine taken for it
+    # an allergy is no medicine taken for it, nor a medicine one is allergic to one taken
     ("en-us", "i'm allergic to cats", "what pills do i take for my allergies"),
+    ("pt-pt", "sou alérgica à penicilina", "que comprimidos tomo para as dores"),
 ])
 def test_a_medicine_asked_is_told_only_where_one_is_taken(make_engine, lang, said, asked):
     """"what pills am i on": a condition, a diet or a habit names no medicine; never having

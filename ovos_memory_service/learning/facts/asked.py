@@ -394,15 +394,18 @@ def says_me(text: str, lang: str) -> bool:
     return bool(folder) and _says(text, folder, ME)
 
 
-def tells_medicine(text: str, lang: str) -> Optional[bool]:
+def tells_medicine(text: str, asked: FrozenSet[str], lang: str) -> Optional[bool]:
     """Whether ``text`` tells which medicine is taken: True when it names one (a word of
     asked.list's ``medicine`` or ``drug`` lines: "i take a blood thinner", "me pincho
     insulina"), None when it only says one is taken or used ("I'm on lithium": its name
-    is in no list), False when it says neither ("i'm diabetic")."""
+    is in no list), False when it says neither ("i'm diabetic"); one the user is allergic to
+    tells only a question that asks an allergy (``asked``, its slots)."""
     folder = match_lang(lang)
     if not folder:
         return None
     if _says(text, folder, MEDICINE) or _says(text, folder, DRUG):
+        if says_attribute(text, "allergy", lang):  # one the user is allergic to: asked ("which medicine
+            return None if {"allergy", "intolerance"} & asked else False  # can't i take"), or not taken
         return True
     return None if _says(text, folder, TAKEN) else False
 
