@@ -13,7 +13,8 @@ from ovos_memory_service.learning.facts.extract import is_question
 from ovos_memory_service.learning.facts.asked import (AGE, COMPANY, KIN, SELF, about_another, answers, asked_slots,
                                                       asks_ages, asks_amount, asks_medicine, asks_unheld,
                                                       names_a_person, names_of, names_someone, of_another, owner,
-                                                      says_attribute, says_me, says_number, says_slot, tells_medicine, tells_of)
+                                                      says_attribute, says_me, says_number, says_slot,
+                                                      tells_medicine, tells_of)
 from ovos_memory_service.common.errors import Unavailable
 from ovos_memory_service.backends.window import live_conversation, live_window
 from ovos_memory_service.common.items import KINDS, USER_FACT_KINDS, MemoryItem, normalized
@@ -259,7 +260,8 @@ class StoreReader:
             if is_question(query, scope.lang) else set()
         names = _names(words, items, scope.lang)
         asked = asked_slots(query, scope.lang, names)
-        wanted, elsewhere = self._answers(query, words, items, scope.lang, names, asked, one_word, similarity, unrelated)
+        wanted, elsewhere = self._answers(query, words, items, scope.lang, names, asked, one_word, similarity,
+                                          unrelated)
         if asks_amount(query, scope.lang):  # "how many miles do i run": only a number tells it
             wanted.update({item.id: False for item in items
                            if not says_number(f"{item.content} {item.value or ''}", scope.lang)})

@@ -215,7 +215,7 @@ def asked_slots(text: str, lang: str, names: Tuple[Tuple[str, str], ...] = ()) -
     asked = {slot for i, word in enumerate(words) if i not in inside for slot in _word_slots(word, folder, plain)}
     asked |= {slot for i, n in runs for slot in own[" ".join(words[i:i + n])]}
     asked |= {slot for pattern, slots in _apart(folder) if pattern.search(said) for slot in slots}
-    slots = asked - {"family", ANY, OR, ME, BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE, MEDICINE, DRUG, TAKEN}
+    slots = asked - {"family", BARE, SELF, US, EVERYTHING, PLACE, COMPANY, TOGETHER, AMOUNT, MEASURE} - SLOTLESS
     if COMPANY in asked and not slots:  # "which friend joins me fishing" asks who, not about a friend
         return frozenset((COMPANY,))   # ("who lives with me" asks of a household)
     named, subjects = _named(said, folder, asking=True)
