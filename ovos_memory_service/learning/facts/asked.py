@@ -403,24 +403,24 @@ def tells_medicine(text: str, asked: FrozenSet[str], lang: str) -> Optional[bool
     folder = match_lang(lang)
     if not folder:
         return None
-    if _says(text, folder, MEDICINE) or _says(text, folder, DRUG):
+    if _says(text, folder, MEDICINE, DRUG):
         if says_attribute(text, "allergy", lang):  # one the user is allergic to: asked ("which medicine
             return None if {"allergy", "intolerance"} & asked else False  # can't i take"), or not taken
         return True
     return None if _says(text, folder, TAKEN) else False
 
 
-def _says(text: str, folder: str, mark: str) -> bool:
-    """``text`` says a word of asked.list's line ``mark`` as it is written there; in a text
+def _says(text: str, folder: str, *marks: str) -> bool:
+    """``text`` says a word of asked.list's lines ``marks`` as it is written there; in a text
     written without accents, without them."""
     plain = not writes_accents(text)
     said = " ".join(WORD.findall(text.lower()))
-    return bool(_marked_pattern(folder, mark, plain).search(bare(said) if plain else said))
+    return bool(_marked_pattern(folder, marks, plain).search(bare(said) if plain else said))
 
 
 @lru_cache(maxsize=64)
-def _marked_pattern(folder: str, mark: str, plain: bool) -> re.Pattern:
-    words = sorted((bare(w) if plain else w for w in _marked_words(folder, (mark,))), key=len, reverse=True)
+def _marked_pattern(folder: str, marks: Tuple[str, ...], plain: bool) -> re.Pattern:
+    words = sorted((bare(w) if plain else w for w in _marked_words(folder, marks)), key=len, reverse=True)
     return re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(map(re.escape, words)) if words else r"(?!)")
 
 
@@ -461,9 +461,8 @@ def _named(said: str, folder: str, asking: bool = False):
     and the beginnings of their slots (``family.sister``)."""
     pattern, prefixes, _ = _subjects(folder, asking)
     named = list(pattern.finditer(said)) if pattern else []
-    ors = _marked_words(folder, (OR,))
-    if all(m.group(0).split()[0] in ors for m in named):  # "is a cat or a dog better": no one asked
-        named = []
+    if asking and all(m.group(0).split()[0] in _marked_words(folder, (OR,)) for m in named):
+        named = []  # "is a cat or a dog better": no one asked
     return named, {p for m in named for p in prefixes[" ".join((m.group(1) or m.group(2)).split())]}
 
 
