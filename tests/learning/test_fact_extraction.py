@@ -2305,3 +2305,77 @@ def test_kids_and_drivers_as_people_say_them(lang, text, slot, value):
 ])
 def test_driving_once_is_no_living(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot == "occupation"]
+
+
+# what people say of their work when they say what they do there ("i stock shelves at a costco
+# warehouse"), or what they are in more words than three, or were once
+@pytest.mark.parametrize("lang,text,slot,value,statement", [
+    ("en-us", "i stock shelves overnight at a costco warehouse", "occupation", "stock shelves overnight",
+     "Earns a living: stock shelves overnight at a costco warehouse"),
+    ("en-us", "on weekends i work the register at a bagel shop", "occupation", "work the register",
+     "Earns a living: work the register at a bagel shop"),
+    ("en-us", "i plow roads for the county in the winter", "occupation", "plow roads",
+     "Earns a living: plow roads for the county"),
+    ("en-us", "I bake bread at a big commercial bakery", "occupation", "bake bread",
+     "Earns a living: bake bread at a big commercial bakery"),
+    ("en-us", "i load trucks at the ups depot", "occupation", "load trucks",
+     "Earns a living: load trucks at the ups depot"),
+    ("en-us", "i cleaned teeth at a dental office for six years", "occupation.former", "cleaned teeth",
+     "Used to earn a living: cleaned teeth at a dental office"),
+    ("en-us", "i sorted mail at the post office", "occupation.former", "sorted mail",
+     "Used to earn a living: sorted mail at the post office"),
+    ("en-us", "i'm a neonatal intensive care nurse at the county hospital", "occupation",
+     "neonatal intensive care nurse", "Works as neonatal intensive care nurse at the county hospital"),
+    ("en-us", "i'm in my second year as an apprentice electrician", "occupation", "apprentice electrician",
+     "Works as apprentice electrician"),
+    ("en-us", "i spent thirty one years as a conductor on the railroad", "occupation.former", "conductor",
+     "Worked as conductor on the railroad"),
+    ("en-us", "i put in twenty years as a long haul truck driver", "occupation.former", "long haul truck driver",
+     "Worked as long haul truck driver"),
+    ("pt-pt", "sou ajudante de cozinha num hotel", "occupation", "ajudante de cozinha",
+     "É ajudante de cozinha num hotel"),
+    ("pt-pt", "fui costureira numa fábrica de confeções", "occupation.former", "costureira",
+     "Trabalhou como costureira numa fábrica de confeções"),
+    ("pt-pt", "trabalhei na fábrica de conservas até fechar", "occupation.former", "fábrica de conservas",
+     "Trabalhou na fábrica de conservas"),
+    ("es-es", "soy higienista dental en una clínica", "occupation", "higienista dental",
+     "Es higienista dental en una clínica"),
+    ("es-es", "fui maestro de escuela en haro", "occupation.former", "maestro de escuela",
+     "Trabajó como maestro de escuela en Haro"),
+    ("es-es", "trabajé en una fábrica de galletas", "occupation.former", "fábrica de galletas",
+     "Trabajó en una fábrica de galletas"),
+    ("de-de", "vorher war ich schlosser bei siemens", "occupation.former", "Schlosser",
+     "Arbeitete als Schlosser bei Siemens"),
+    ("de-de", "damals war ich lehrerin", "occupation.former", "Lehrerin", "Arbeitete als Lehrerin"),
+    ("de-de", "ich bin schäferin", "occupation", "Schäferin", "Ist Schäferin"),
+    ("de-de", "ich mach grad ne lehre zum tischler", "occupation.trainee", "Tischler",
+     "Macht eine Ausbildung als Tischler"),
+    ("de-de", "nebenbei kellnere ich in einer kneipe am hafen", "occupation", "Kellner",
+     "Kellnert in einer Kneipe am Hafen"),
+])
+def test_work_told_by_what_one_does_there(lang, text, slot, value, statement):
+    fact = only_fact(text, lang)
+    assert (fact.slot, fact.value, fact.text, fact.negated) == (slot, value, statement, False)
+
+
+@pytest.mark.parametrize("lang,text", [
+    ("en-us", "i cut my hair at a barbershop"),
+    ("en-us", "i bag my own groceries at the store"),
+    ("en-us", "i pack my lunch for the shop"),
+    ("en-us", "i buy bread at the bakery"),
+    ("en-us", "i swim laps at the y before my shifts"),
+    ("en-us", "i work out at the gym"),
+    ("en-us", "i answer emails for an hour at the cafe"),
+    ("en-us", "i clean up after the kids at home"),
+    ("en-us", "i drive my son to the school every morning"),
+    ("en-us", "i spent a week as a guest at the hotel"),
+    ("en-us", "i cooked dinner at my mom's place"),
+    ("pt-pt", "trabalhei no jardim o dia todo"),
+    ("pt-pt", "fui ao hospital com a minha mãe"),
+    ("es-es", "trabajé en el huerto toda la tarde"),
+    ("es-es", "fui a la fábrica de mi padre"),
+    ("de-de", "ich war beim arzt"),
+    ("de-de", "ich war gestern in der bäckerei"),
+])
+def test_what_one_does_at_a_place_that_is_no_job(lang, text):
+    assert not [f for f in extract_facts(text, lang) if f.slot.startswith("occupation")]

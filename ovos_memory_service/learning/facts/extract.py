@@ -106,7 +106,8 @@ class Rule:
     digits: Optional[bool] = None
     number: bool = False                            # the value says one number, written in digits
     case: str = ""                                  # how the value is written (CASES); "": as said
-    head: Optional[re.Pattern] = None               # the value must hold one of these words (@head)
+    head: Optional[re.Pattern] = None               # the value must hold a word of these lists (@head)
+    place: Optional[re.Pattern] = None              # the {detail} must hold a word of these lists (@place)
     bare_name: bool = False                         # @name bare: a one-word name, no topic's word
     patterns: list = field(default_factory=list)   # (source, negated)
 
@@ -254,8 +255,9 @@ def parse_facts(path: Path, family: str, boundary: str):
                 rule.words = int(arg)
             elif key == "case" and arg in CASES:
                 rule.case = arg
-            elif key == "head" and (path.parent / (arg + ".list")).exists():
-                rule.head = _head_regex(path.parent / (arg + ".list"))
+            elif key in ("head", "place") and arg and all((path.parent / (a + ".list")).exists()
+                                                          for a in arg.split()):
+                setattr(rule, key, _head_regex(tuple(path.parent / (a + ".list") for a in arg.split())))
             elif key == "name" and arg == "bare":
                 rule.bare_name = True
             elif key == "reject":
@@ -302,10 +304,10 @@ def _inside_a_group(line: str) -> Optional[str]:
 
 
 @lru_cache(maxsize=32)
-def _head_regex(path: Path) -> re.Pattern:
-    """A word of the list, or (a list word of five letters or more) the end of
+def _head_regex(paths: Tuple[Path, ...]) -> re.Pattern:
+    """A word of the lists, or (a list word of five letters or more) the end of
     a compound: "Taxifahrer" holds "fahrer"."""
-    words = [w.lower() for w in read_list(path)]
+    words = [w.lower() for path in paths for w in read_list(path)]
     long, short = [w for w in words if len(w) >= 5], [w for w in words if len(w) < 5]
     parts = ([r"\w*(?:%s)" % _words_regex(long)] if long else []) + (
         ["(?:%s)" % _words_regex(short)] if short else [])
@@ -635,6 +637,8 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
         words = detail.split()
         if not words or len(words) > FREE_WORDS["detail"] or detail.lower() in lang.lists["reject"]:
             return None  # "at it" is no workplace: the pattern without a detail applies
+        if rule.place is not None and not rule.place.search(detail):
+            return None
         if _trim("x %s %s" % (_word_before(match, "detail"), detail), lang) == "x":
             return None  # "for ten years" is a time, not a detail: the next pattern trims it
         lead = words[0].lower() if words[0].lower() in lang.article_words else _word_before(match, "detail")
