@@ -1045,3 +1045,14 @@ def test_an_amount_or_a_medicine_asked_is_found_where_it_is_told(make_engine, la
     engine, sc = told(make_engine, lang, said, *ELSEWHERE[lang])
     found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
     assert said_or_learnt_from(engine, sc, said, found), [(m.content, m.score) for m in found]
+
+
+@pytest.mark.parametrize("lang,mine,asked", [
+    ("en-us", "i stock shelves overnight at a costco warehouse", "what does my twin do for work"),
+    ("es-es", "trabajo de camarera en un bar del centro", "a qué se dedica mi gemelo"),
+    ("de-de", "ich arbeite als Krankenpfleger im Klinikum", "was macht mein zwilling beruflich"),
+])
+def test_a_twin_is_a_sibling_not_the_user(make_engine, lang, mine, asked):
+    engine, sc = told(make_engine, lang, mine, *ELSEWHERE[lang][1:])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]

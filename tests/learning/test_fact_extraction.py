@@ -740,7 +740,8 @@ def test_an_illness_elsewhere_is_still_a_name(lang, text, slot):
 
 
 @pytest.mark.parametrize("lang,text,slot,value", [
-    ("en-us", "my brother marcus owns a barbershop on the south side of chicago", "family.brother.name", "Marcus"),
+    ("en-us", "my brother marcus owns a barbershop on the south side of chicago", "family.brother.marcus.business",
+     "barbershop"),
     ("en-us", "my husband marcus drives for ups so he's gone by six", "family.husband.name", "Marcus"),
     ("en-us", "our daughter keisha visits every summer", "family.daughter.name", "Keisha"),
     ("en-us", "my sister ruth sings in a choir", "family.sister.name", "Ruth"),
@@ -1698,7 +1699,7 @@ def test_what_one_plays_or_learns_that_is_no_instrument(lang, text):
     ("en-us", "my son studies engineering at purdue", "family.son.studies", "engineering at purdue"),
     ("pt-pt", "a minha filha estuda direito em coimbra", "family.daughter.studies", "direito em coimbra"),
     ("es-es", "mi hija mayor estudia medicina en granada", "family.daughter.studies", "medicina en granada"),
-    ("de-de", "mein Sohn Felix studiert Medizin in Heidelberg", "family.son.studies", "Medizin in Heidelberg"),
+    ("de-de", "mein Sohn Felix studiert Medizin in Heidelberg", "family.son.felix.studies", "Medizin in Heidelberg"),
     # a daughter or son named with their place among the children
     ("pt-pt", "a minha filha mais nova chama-se matilde", "family.daughter.name", "Matilde"),
     ("es-es", "mi hijo pequeño se llama dani", "family.son.name", "Dani"),
@@ -2014,7 +2015,7 @@ def test_a_clause_without_its_subject_states_nothing_else(lang, text):
     ("es-es", "El cinco de enero es mi cumple, justo antes de Reyes.", "birthday", "cinco de enero"),
     ("es-es", "me operaron de la rodilla el año pasado", "health.operation", "rodilla"),
     ("es-es", "en casa hay una gata persa que se llama nube", "pet.cat.name", "Nube"),
-    ("de-de", "mein vetter malte studiert in greifswald", "family.cousin.studies", "in greifswald"),
+    ("de-de", "mein vetter malte studiert in greifswald", "family.cousin.malte.studies", "in greifswald"),
     # "Dynamo-Fan", a club's fan said the German way
     ("de-de", "ich bin dynamo fan durch und durch", "team", "Dynamo"),
     ("de-de", "ich bin jahn-fan mit dauerkarte seit zwanzig jahren", "team", "Jahn"),
@@ -2379,3 +2380,24 @@ def test_work_told_by_what_one_does_there(lang, text, slot, value, statement):
 ])
 def test_what_one_does_at_a_place_that_is_no_job(lang, text):
     assert not [f for f in extract_facts(text, lang) if f.slot.startswith("occupation")]
+
+
+# a relative named with what they study or own keeps their name ("what's my boyfriend called")
+@pytest.mark.parametrize("lang,text,slot,statement", [
+    ("en-us", "my boyfriend alvaro studies law in boston", "family.boyfriend.alvaro.studies",
+     "Boyfriend Alvaro studies law in boston"),
+    ("en-us", "my brother marcus owns a barbershop", "family.brother.marcus.business", "Brother Marcus has a barbershop"),
+    ("pt-pt", "o meu filho rui estuda medicina em coimbra", "family.son.rui.studies",
+     "Filho Rui estuda medicina em coimbra"),
+    ("pt-pt", "a minha irmã joana tem uma pastelaria", "family.sister.joana.business", "Irmã Joana tem uma pastelaria"),
+    ("es-es", "mi novio álvaro estudia fisio en sevilla", "family.boyfriend.álvaro.studies",
+     "Novio Álvaro estudia fisio en sevilla"),
+    ("es-es", "mi hermano karim tiene una frutería", "family.brother.karim.business",
+     "Hermano Karim tiene una frutería"),
+    ("de-de", "meine tochter lena studiert medizin in jena", "family.daughter.lena.studies",
+     "Tochter Lena studiert medizin in jena"),
+    ("de-de", "mein bruder jan hat eine werkstatt", "family.brother.jan.business", "Bruder Jan hat eine Werkstatt"),
+])
+def test_a_relative_named_with_what_they_study_or_own(lang, text, slot, statement):
+    fact = only_fact(text, lang)
+    assert (fact.slot, fact.text) == (slot, statement)
