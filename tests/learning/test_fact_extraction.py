@@ -748,6 +748,8 @@ def test_an_illness_elsewhere_is_still_a_name(lang, text, slot):
     ("en-us", "My wife Olena gives piano lessons to kids", "family.wife.name", "Olena"),
     ("de-de", "mein bruder jonas macht gerade ein auslandssemester", "family.brother.name", "Jonas"),
     ("de-de", "meine tochter mia spielt geige", "family.daughter.name", "Mia"),
+    # "Freundin" before a name is the girlfriend's, whatever she studies
+    ("de-de", "meine freundin sophie studiert in würzburg", "family.girlfriend.name", "Sophie"),
 ])
 def test_a_relative_named_before_what_they_do(lang, text, slot, value):
     """In English and German only: Portuguese and Spanish put adjectives there ("a minha prima
