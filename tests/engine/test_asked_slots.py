@@ -57,6 +57,20 @@ def test_the_way_to_work_is_not_the_job(make_engine, lang, job, asked):
     assert not found, [(m.content, m.score) for m in found]
 
 
+@pytest.mark.parametrize("lang,job,asked", [
+    ("en-us", "i'm a nurse at the county hospital", "how do i travel to work each day"),
+    ("en-us", "i'm a nurse at the county hospital", "how do i go to work"),
+    ("en-us", "i'm a nurse at the county hospital", "how do i commute to work"),
+    ("pt-pt", "sou rececionista numa clínica dentária", "como é que vou trabalhar"),
+    ("es-es", "soy enfermera en el hospital", "cómo me muevo para ir a trabajar"),
+    ("es-es", "soy enfermera en el hospital", "cómo voy a trabajar"),
+    ("de-de", "ich arbeite als Krankenpfleger im Klinikum", "wie komme ich zum job"),
+])
+def test_the_way_to_work_in_other_words_is_not_the_job(make_engine, lang, job, asked):
+    engine, sc = told(make_engine, lang, job, ELSEWHERE[lang][3])
+    found = engine.recall(sc, asked, 5, engine.config["recall_relevance_threshold"])
+    assert not found, [(m.content, m.score) for m in found]
+
 ELSEWHERE = {  # what else a user told, among small talk
     "en-us": ["i work as a nurse", "i live in leeds", "i love jazz", "what's the weather like"],
     "pt-pt": ["sou enfermeira", "moro em braga", "adoro fado", "como está o tempo"],

@@ -2403,3 +2403,29 @@ def test_what_one_does_at_a_place_that_is_no_job(lang, text):
 def test_a_relative_named_with_what_they_study_or_own(lang, text, slot, statement):
     fact = only_fact(text, lang)
     assert (fact.slot, fact.text) == (slot, statement)
+
+
+# a student is told by what they study, not as a job ("what am i studying")
+@pytest.mark.parametrize("lang,text,value,statement", [
+    ("en-us", "i'm a nursing student at the state college", "nursing", "Studies nursing at the state college"),
+    ("en-us", "i'm a chemistry major", "chemistry", "Studies chemistry"),
+    ("pt-pt", "sou aluno de engenharia informática no técnico", "engenharia informática",
+     "Estuda engenharia informática no técnico"),
+    ("pt-pt", "sou estudante de medicina", "medicina", "Estuda medicina"),
+    ("es-es", "soy alumna de enfermería", "enfermería", "Estudia enfermería"),
+    ("es-es", "soy estudiante de medicina en la complutense", "medicina", "Estudia medicina en la complutense"),
+    ("de-de", "ich bin studentin der medizin", "Medizin", "Studiert Medizin"),
+])
+def test_a_student_studies_what_they_are_a_student_of(lang, text, value, statement):
+    fact = only_fact(text, lang)
+    assert (fact.slot, fact.value, fact.text) == ("studies", value, statement)
+
+
+# a job or a business said without its accents, as typed in a hurry ("fruteria", "farmaceutica")
+@pytest.mark.parametrize("lang,text,slot,statement", [
+    ("es-es", "tengo una fruteria en el barrio", "business", "Tiene una fruteria en el barrio"),
+    ("pt-pt", "sou farmaceutica numa farmacia", "occupation", "É farmaceutica numa farmacia"),
+])
+def test_a_word_of_a_list_said_without_its_accents_is_still_that_word(lang, text, slot, statement):
+    fact = only_fact(text, lang)
+    assert (fact.slot, fact.text) == (slot, statement)

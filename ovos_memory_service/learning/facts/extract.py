@@ -57,7 +57,7 @@ from typing import Dict, List, Optional, Tuple
 from ovos_number_parser import extract_number
 
 from ovos_memory_service.common.resources import locale_dir, match_lang, read_list, read_pairs, stop_words
-from ovos_memory_service.common.words import topical
+from ovos_memory_service.common.words import bare, topical
 
 KINDS = ("fact", "preference", "skill")
 LISTS = ("boundaries", "fillers", "questions", "hypothetical", "reported",
@@ -306,8 +306,9 @@ def _inside_a_group(line: str) -> Optional[str]:
 @lru_cache(maxsize=32)
 def _head_regex(paths: Tuple[Path, ...]) -> re.Pattern:
     """A word of the lists, or (a list word of five letters or more) the end of
-    a compound: "Taxifahrer" holds "fahrer"."""
-    words = [w.lower() for path in paths for w in read_list(path)]
+    a compound: "Taxifahrer" holds "fahrer"; searched in text without accents
+    (``bare``), as the words are, since typing often drops them ("fruteria")."""
+    words = [bare(w.lower()) for path in paths for w in read_list(path)]
     long, short = [w for w in words if len(w) >= 5], [w for w in words if len(w) < 5]
     parts = ([r"\w*(?:%s)" % _words_regex(long)] if long else []) + (
         ["(?:%s)" % _words_regex(short)] if short else [])
@@ -509,7 +510,7 @@ def _clean(raw: str, lang: Language, rule: Rule):
         return None
     if rule.digits is not None and bool(re.search(r"\d", value)) != rule.digits:
         return None
-    if rule.head is not None and not rule.head.search(value):
+    if rule.head is not None and not rule.head.search(bare(value)):
         return None
     if rule.number:
         number = said_number(value, lang)
@@ -637,7 +638,7 @@ def _fact(match, negated: bool, rule: Rule, maps: dict, lang: Language) -> Optio
         words = detail.split()
         if not words or len(words) > FREE_WORDS["detail"] or detail.lower() in lang.lists["reject"]:
             return None  # "at it" is no workplace: the pattern without a detail applies
-        if rule.place is not None and not rule.place.search(detail):
+        if rule.place is not None and not rule.place.search(bare(detail)):
             return None
         if _trim("x %s %s" % (_word_before(match, "detail"), detail), lang) == "x":
             return None  # "for ten years" is a time, not a detail: the next pattern trims it
