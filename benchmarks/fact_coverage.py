@@ -30,6 +30,12 @@ Per language and split it prints:
 
 ``--misses`` lists the dev sentences that fail (never the test split's).
 
+A third table reads the sets written blind (``benchmarks/understanding/blind/``, their README):
+per language, the turns whose label says work ("job", "career", "trabajo", "beruf"...) that give
+a fact of the user's work (an occupation, now or before, an employer, a business), and how many
+of the sets' other user turns give one: on the sets read so far (``read``) and on those never
+read (``blind``: only counted).
+
 A second table reads sentences not written for the extractor: the personal
 facts of the understanding set (``benchmarks/understanding/``), where users
 tell their work, their home, the people they name and their birthday as
@@ -59,6 +65,12 @@ FAMILY_OF_LABEL = {**dict.fromkeys(("job", "career", "shifts"), "work"),
                                     "widower", "widowed"), "people"),
                    "birthday": "birthday"}
 FAMILIES = ("work", "home", "people", "birthday")
+BLIND = os.path.join(UNDERSTANDING, "blind")
+# blind/README.md: the sets whose misses were read, and those never read
+BLIND_SETS = {"read": ("fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh22", "fresh23", "fresh24",
+                       "fresh25"),
+              "blind": ("fresh21", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")}
+WORK_LABEL = ("job", "work", "career", "trabajo", "trabalho", "emprego", "oficio", "beruf", "arbeit")
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 SPLITS = ("dev", "test")
 
@@ -136,6 +148,23 @@ def understanding(lang, split):
     return found, stray
 
 
+def blind_work(lang, sets):
+    """[whether each turn labelled as work gives a fact of the user's work], and the
+    number of the sets' other user turns that give one."""
+    found, stray = [], 0
+    for name in sets:
+        with open(os.path.join(BLIND, name, lang + ".json"), encoding="utf-8") as f:
+            exchanges = [x for s in json.load(f)["scenarios"] for x in s["exchanges"]]
+        for exchange in exchanges:
+            work = any(f.slot.split(".")[0] in ("occupation", "employer", "business")
+                       for f in extract_facts(exchange["user"], lang))
+            if any(word in (exchange.get("fact") or "").lower() for word in WORK_LABEL):
+                found.append(work)
+            else:
+                stray += work
+    return found, stray
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=SPLITS + ("all",), default="all")
@@ -163,6 +192,14 @@ def main(argv=None):
             every = [hit for hits in found.values() for hit in hits]
             print(f"{lang:7} {split:5} " + " ".join(f"{sum(hits):4d}/{len(hits):<4d}" for hits in found.values())
                   + f" {sum(every):4d}/{len(every):<4d} {stray:5d}")
+    print("\nsets written blind (benchmarks/understanding/blind/): turns about work that give a fact of it")
+    print(f"{'lang':7} " + " ".join(f"{kind + ' work':>10} {kind + ' stray':>11}" for kind in BLIND_SETS))
+    for lang in LANGS:
+        cells = []
+        for sets in BLIND_SETS.values():
+            found, stray = blind_work(lang, sets)
+            cells.append(f"{sum(found):5d}/{len(found):<4d} {stray:11d}")
+        print(f"{lang:7} " + " ".join(cells))
 
 
 if __name__ == "__main__":
