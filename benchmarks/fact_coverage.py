@@ -70,7 +70,8 @@ BLIND = os.path.join(UNDERSTANDING, "blind")
 BLIND_SETS = {"read": ("fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh22", "fresh23", "fresh24",
                        "fresh25"),
               "blind": ("fresh21", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30")}
-WORK_LABEL = ("job", "work", "career", "trabajo", "trabalho", "emprego", "oficio", "beruf", "arbeit")
+WORK_LABEL = ("job", "work", "career", "trabajo", "trabalho", "emprego", "oficio", "beruf", "arbeit", "negocio", "business",
+              "shop", "profiss", "profesi", "retire", "jubil", "reform")
 LANGS = ("en-us", "pt-pt", "es-es", "de-de")
 SPLITS = ("dev", "test")
 
