@@ -2441,6 +2441,8 @@ def test_work_told_by_what_one_does_there(lang, text, slot, value, statement):
     ("en-us", "i cut the cake at the office party"),
     ("en-us", "i serve meals at the food bank"),
     ("en-us", "i sell girl scout cookies at the mall"),
+    ("en-us", "i wash dishes at the office every day"),
+    ("en-us", "i'm looking for a job where i stock shelves overnight at a warehouse"),
     ("pt-pt", "fui ontem ao médico"),
     ("pt-pt", "trabalhei no escritório até tarde"),
     ("pt-pt", "vendo peixe no mercado de vez em quando"),
